@@ -1,0 +1,24 @@
+/** Jest runs TypeScript through SWC (legacy decorators with metadata, as tsc emits them). */
+const swc = {
+  jsc: {
+    parser: { syntax: 'typescript', decorators: true },
+    transform: { legacyDecorator: true, decoratorMetadata: true },
+    target: 'es2022',
+  },
+  module: { type: 'commonjs' },
+};
+
+/** @type {import('jest').Config} */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test', '<rootDir>/examples'],
+  testMatch: ['**/*.test.ts'],
+  transform: { '^.+\\.ts$': ['@swc/jest', swc] },
+  moduleNameMapper: {
+    '^waymark$': '<rootDir>/src/index.ts',
+    '^waymark/testing$': '<rootDir>/src/testing/index.ts',
+  },
+  setupFiles: ['reflect-metadata'],
+  testTimeout: 60000,
+  maxWorkers: 2,
+};
