@@ -1,0 +1,16 @@
+import { WaymarkError } from './WaymarkError';
+
+/**
+ * A decorator, option or runtime setting is wrong. Thrown when a class is registered or a
+ * runtime is created, never in the middle of a run.
+ */
+export class ConfigurationError extends WaymarkError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('CONFIGURATION', message, options);
+  }
+}
+
+/** True when `error` is a {@link ConfigurationError}. */
+export function isConfigurationError(error: unknown): error is ConfigurationError {
+  return error instanceof ConfigurationError;
+}

@@ -1,0 +1,95 @@
+import { ConfigurationError } from '../errors/ConfigurationError';
+
+/**
+ * A length of time: a number of milliseconds, or a string with one unit (`ms`, `s`, `m`,
+ * `h`, `d`). Fractions are allowed (`'1.5s'`); spaces, signs and compound strings are not,
+ * so `'3 days'` does not compile.
+ *
+ * @example
+ * ```ts
+ * const timeout: Duration = '60s';
+ * const lease: Duration = 30_000;
+ * ```
+ */
+export type Duration =
+  number | `${number}ms` | `${number}s` | `${number}m` | `${number}h` | `${number}d`;
+
+const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+type Unit = keyof typeof UNIT_MS;
+
+// `ms` is listed before `m`; the anchors make the alternation pick the whole suffix anyway.
+const DURATION_PATTERN = /^(\d+(?:\.\d+)?|\.\d+)(ms|s|m|h|d)$/;
+
+function toMilliseconds(value: unknown): number | undefined {
+  if (typeof value === 'number') {
+    return Number.isFinite(value) && value >= 0 ? value : undefined;
+  }
+  if (typeof value !== 'string') return undefined;
+  const match = DURATION_PATTERN.exec(value);
+  if (match === null) return undefined;
+  const ms = Number(match[1]) * UNIT_MS[match[2] as Unit];
+  // A few hundred digits overflow to Infinity even though the pattern matched.
+  return Number.isFinite(ms) ? ms : undefined;
+}
+
+function describeValue(value: unknown): string {
+  if (typeof value === 'string') return `'${value}'`;
+  if (typeof value === 'bigint') return `${value}n`;
+  if (typeof value === 'function') return 'a function';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object' && value !== null) return 'an object';
+  return String(value);
+}
+
+/**
+ * Converts a {@link Duration} to milliseconds.
+ *
+ * @param value - the duration, usually straight from user options.
+ * @param what - names the option in the error message, e.g. `'@Step(timeout)'`.
+ * @returns the duration in milliseconds (may be fractional, never negative).
+ * @throws {@link ConfigurationError} naming `what` and the value when it is negative,
+ * NaN, infinite, of an unknown unit, malformed (`'3 days'`, `''`, `'1.5.s'`) or not a
+ * number or string.
+ */
+export function parseDuration(value: Duration, what: string): number {
+  const ms = toMilliseconds(value);
+  if (ms === undefined) {
+    throw new ConfigurationError(
+      `${what} must be a non-negative duration in milliseconds or a string like '500ms', ` +
+        `'30s', '5m', '2h' or '1d'; got ${describeValue(value)}`,
+    );
+  }
+  return ms;
+}
+
+/** True when `value` is a valid {@link Duration}, i.e. {@link parseDuration} accepts it. */
+export function isDuration(value: unknown): value is Duration {
+  return toMilliseconds(value) !== undefined;
+}
+
+const FORMAT_UNITS: ReadonlyArray<readonly [string, number]> = [
+  ['d', UNIT_MS.d],
+  ['h', UNIT_MS.h],
+  ['m', UNIT_MS.m],
+];
+
+/**
+ * Formats milliseconds for messages and logs: `1500` → `'1.5s'`, `90000` → `'1m30s'`,
+ * `250` → `'250ms'`, `90000000` → `'1d1h'`. Rounds to whole milliseconds.
+ */
+export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms)) return String(ms);
+  if (ms < 0) return `-${formatDuration(-ms)}`;
+  let rest = Math.round(ms);
+  if (rest < UNIT_MS.s) return `${rest}ms`;
+  let text = '';
+  for (const [unit, size] of FORMAT_UNITS) {
+    const count = Math.floor(rest / size);
+    if (count > 0) text += `${count}${unit}`;
+    rest -= count * size;
+  }
+  // Whole-millisecond remainders divide by 1000 exactly enough for String() to print them.
+  if (rest > 0) text += `${rest / UNIT_MS.s}s`;
+  return text;
+}

@@ -1,0 +1,4 @@
+export * from './Duration';
+export * from './Backoff';
+export * from './ErrorClassifier';
+export * from './RetryAfter';
