@@ -1,0 +1,213 @@
+import { types } from 'node:util';
+import { SerializationError } from '../errors/SerializationError';
+import { errorClassName } from './ErrorClassRegistry';
+import { builtinTag, describeInstance, hasMethods } from './ObjectKind';
+import {
+  entrySegment,
+  formatPath,
+  mapKeySegment,
+  mapValueSegment,
+  type PathSegment,
+} from './ValuePath';
+import { HOLE_NODE, TAG_KEY, tagged, UNDEFINED_NODE } from './ValueTags';
+
+// Stored in fields of their own and restored non-enumerable, like native ones. An own
+// enumerable `name` (set by `this.name = ...`) stays among the other properties.
+const ERROR_FIELDS = new Set(['message', 'stack', 'cause']);
+
+/**
+ * Turns one value into a tree that `JSON.stringify` writes losslessly. Only what JSON cannot
+ * hold is replaced by a tagged node; a value that needs no tag is returned as is, so it is
+ * written exactly as `JSON.stringify(value)` would. Use one encoder per value.
+ */
+export class ValueEncoder {
+  private readonly segments: PathSegment[] = [];
+  /** The objects on the path being encoded, each with the depth it was entered at. */
+  private readonly ancestors = new Map<object, number>();
+
+  /** @param root - the name the value's path starts with in error messages, e.g. `result` */
+  constructor(private readonly root: string) {}
+
+  /** The JSON-ready tree of `value`; throws `SerializationError` naming the path. */
+  encode(value: unknown): unknown {
+    switch (typeof value) {
+      case 'string':
+      case 'boolean':
+        return value;
+      case 'number':
+        return Number.isFinite(value) && !Object.is(value, -0)
+          ? value
+          : tagged('Number', Object.is(value, -0) ? '-0' : String(value));
+      case 'bigint':
+        return tagged('BigInt', value.toString());
+      case 'undefined':
+        return UNDEFINED_NODE;
+      case 'function':
+        throw this.fail('a function cannot be stored');
+      case 'symbol':
+        throw this.fail('a symbol cannot be stored');
+      default:
+        return value === null ? null : this.encodeObject(value as object);
+    }
+  }
+
+  private encodeObject(value: object): unknown {
+    const enteredAt = this.ancestors.get(value);
+    if (enteredAt !== undefined) {
+      const target = formatPath(this.root, this.segments.slice(0, enteredAt));
+      throw this.fail(`circular reference back to ${target}`);
+    }
+    this.ancestors.set(value, this.segments.length);
+    const encoded = this.encodeByKind(value);
+    this.ancestors.delete(value);
+    return encoded;
+  }
+
+  private encodeByKind(value: object): unknown {
+    if (Array.isArray(value)) return this.encodeArray(value);
+    const proto = Object.getPrototypeOf(value) as object | null;
+    if (proto === Object.prototype || proto === null) return this.encodeEntries(value);
+    if (Buffer.isBuffer(value)) return tagged('Buffer', value.toString('base64'));
+    const tag = builtinTag(value, proto);
+    if (tag !== undefined) return this.encodeBuiltin(tag, value);
+    if (value instanceof Error || types.isNativeError(value)) return this.encodeError(value);
+    if (types.isPromise(value)) throw this.fail('a Promise cannot be stored (await it first)');
+    if (types.isWeakMap(value) || types.isWeakSet(value)) {
+      throw this.fail(`a ${types.isWeakMap(value) ? 'WeakMap' : 'WeakSet'} cannot be stored`);
+    }
+    if (hasMethods(proto)) throw this.fail(describeInstance(proto));
+    return this.encodeEntries(value);
+  }
+
+  private encodeBuiltin(tag: string, value: object): unknown {
+    switch (tag) {
+      case 'Date': {
+        const time = (value as Date).getTime();
+        return tagged(tag, Number.isNaN(time) ? null : (value as Date).toISOString());
+      }
+      case 'Map':
+        return this.encodeMap(value as Map<unknown, unknown>);
+      case 'Set':
+        return this.encodeSet(value as Set<unknown>);
+      case 'RegExp':
+        return tagged(tag, [(value as RegExp).source, (value as RegExp).flags]);
+      default: {
+        const view = value as ArrayBufferView;
+        const bytes = Buffer.from(view.buffer, view.byteOffset, view.byteLength);
+        return tagged(tag, bytes.toString('base64'));
+      }
+    }
+  }
+
+  private encodeArray(array: readonly unknown[]): unknown {
+    let copy: unknown[] | undefined;
+    for (let i = 0; i < array.length; i++) {
+      const present = i in array;
+      this.segments.push(i);
+      const item = present ? this.encode(array[i]) : HOLE_NODE;
+      this.segments.pop();
+      if (copy === undefined) {
+        if (present && item === array[i]) continue;
+        copy = array.slice(0, i);
+      }
+      copy.push(item);
+    }
+    return copy ?? array;
+  }
+
+  private encodeEntries(object: object): unknown {
+    const keys = Object.keys(object);
+    let copy: Record<string, unknown> | undefined;
+    for (let k = 0; k < keys.length; k++) {
+      const key = keys[k];
+      const value: unknown = (object as Record<string, unknown>)[key];
+      this.segments.push(key);
+      const encoded = this.encode(value);
+      this.segments.pop();
+      if (copy === undefined) {
+        if (encoded === value) continue;
+        copy = copyKeys(object, keys, k);
+      }
+      setKey(copy, key, encoded);
+    }
+    const result = copy ?? object;
+    return Object.prototype.propertyIsEnumerable.call(object, TAG_KEY)
+      ? tagged('Object', result)
+      : result;
+  }
+
+  private encodeMap(map: ReadonlyMap<unknown, unknown>): unknown {
+    const entries: unknown[] = [];
+    for (const [key, value] of map) {
+      const index = entries.length;
+      entries.push([
+        this.encodeAt(mapKeySegment(index), key),
+        this.encodeAt(mapValueSegment(key, index), value),
+      ]);
+    }
+    return tagged('Map', entries);
+  }
+
+  private encodeSet(set: ReadonlySet<unknown>): unknown {
+    const items: unknown[] = [];
+    for (const item of set) items.push(this.encodeAt(entrySegment(items.length), item));
+    return tagged('Set', items);
+  }
+
+  private encodeError(error: Error & { code?: unknown; errors?: unknown }): unknown {
+    const node: Record<string, unknown> = { [TAG_KEY]: 'Error', name: String(error.name) };
+    const className = errorClassName((Object.getPrototypeOf(error) as object | null)?.constructor);
+    if (className !== '' && className !== node.name) node.class = className;
+    if (Object.hasOwn(error, 'message')) node.message = String(error.message);
+    if (typeof error.stack === 'string') node.stack = error.stack;
+    const aggregate = error instanceof AggregateError && Array.isArray(error.errors);
+    const keys = Object.keys(error).filter(
+      (key) => !ERROR_FIELDS.has(key) && !(aggregate && key === 'errors'),
+    );
+    if (!keys.includes('code') && error.code !== undefined) {
+      node.code = this.encodeAt('code', error.code);
+    }
+    if (Object.hasOwn(error, 'cause')) node.cause = this.encodeAt('cause', error.cause);
+    if (aggregate) {
+      node.errors = this.encodeAt('errors', error.errors);
+    }
+    if (keys.length > 0) {
+      const props: Record<string, unknown> = Object.create(null);
+      for (const key of keys) {
+        props[key] = this.encodeAt(key, (error as unknown as Record<string, unknown>)[key]);
+      }
+      node.props = props;
+    }
+    return node;
+  }
+
+  private encodeAt(segment: PathSegment, value: unknown): unknown {
+    this.segments.push(segment);
+    const encoded = this.encode(value);
+    this.segments.pop();
+    return encoded;
+  }
+
+  private fail(reason: string): SerializationError {
+    return new SerializationError(formatPath(this.root, this.segments), reason);
+  }
+}
+
+function copyKeys(object: object, keys: readonly string[], count: number) {
+  const copy: Record<string, unknown> = {};
+  for (let k = 0; k < count; k++)
+    setKey(copy, keys[k], (object as Record<string, unknown>)[keys[k]]);
+  return copy;
+}
+
+// Plain assignment to `__proto__` would set the prototype instead of a key.
+function setKey(object: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') {
+    Object.defineProperty(object, key, {
+      value,
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
+  } else object[key] = value;
+}
