@@ -1,0 +1,11 @@
+import { WaymarkError } from './WaymarkError';
+
+/** A run-only feature of `WorkflowContext` was used outside a run (or outside a step). */
+export class NotInRunError extends WaymarkError {
+  constructor(what: string, where: 'run' | 'step') {
+    super(
+      'NOT_IN_RUN',
+      `${what} is only available inside a ${where === 'run' ? 'workflow run' : 'step of a run'}`,
+    );
+  }
+}

@@ -1,0 +1,16 @@
+import { WaymarkError } from './WaymarkError';
+
+/** A run id was reused for a different workflow or with different arguments. */
+export class RunConflictError extends WaymarkError {
+  constructor(
+    readonly runId: string,
+    readonly reason: string,
+  ) {
+    super('RUN_CONFLICT', `run "${runId}" already exists ${reason}`);
+  }
+}
+
+/** True when `error` is a {@link RunConflictError}. */
+export function isRunConflictError(error: unknown): error is RunConflictError {
+  return error instanceof RunConflictError;
+}

@@ -1,0 +1,13 @@
+import { WaymarkError } from './WaymarkError';
+
+/** No run with this id is stored. */
+export class RunNotFoundError extends WaymarkError {
+  constructor(readonly runId: string) {
+    super('RUN_NOT_FOUND', `no run with id "${runId}"`);
+  }
+}
+
+/** True when `error` is a {@link RunNotFoundError}. */
+export function isRunNotFoundError(error: unknown): error is RunNotFoundError {
+  return error instanceof RunNotFoundError;
+}

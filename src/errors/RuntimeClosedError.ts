@@ -1,0 +1,13 @@
+import { WaymarkError } from './WaymarkError';
+
+/** The runtime was closed (or, in tests, crashed) and accepts no more work. */
+export class RuntimeClosedError extends WaymarkError {
+  constructor(what: string) {
+    super('RUNTIME_CLOSED', `the waymark runtime is closed: cannot ${what}`);
+  }
+}
+
+/** True when `error` is a {@link RuntimeClosedError}. */
+export function isRuntimeClosedError(error: unknown): error is RuntimeClosedError {
+  return error instanceof RuntimeClosedError;
+}

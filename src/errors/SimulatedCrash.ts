@@ -1,0 +1,16 @@
+import { WaymarkError } from './WaymarkError';
+
+/**
+ * Thrown by a test runtime that a crash hook killed: like a dead process, it writes
+ * nothing more, and every call in flight on it rejects with this error.
+ */
+export class SimulatedCrash extends WaymarkError {
+  constructor(readonly at: string) {
+    super('SIMULATED_CRASH', `simulated crash ${at}`);
+  }
+}
+
+/** True when `error` is a {@link SimulatedCrash}. */
+export function isSimulatedCrash(error: unknown): error is SimulatedCrash {
+  return error instanceof SimulatedCrash;
+}

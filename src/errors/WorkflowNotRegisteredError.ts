@@ -1,0 +1,19 @@
+import { WaymarkError } from './WaymarkError';
+
+/**
+ * A run names a workflow that no loaded class declares, or a method that is not a
+ * `@Workflow`. Import the module that defines it before resuming.
+ */
+export class WorkflowNotRegisteredError extends WaymarkError {
+  constructor(
+    readonly workflow: string,
+    detail = 'no loaded class declares it; import the module that defines it',
+  ) {
+    super('WORKFLOW_NOT_REGISTERED', `workflow "${workflow}" is not registered: ${detail}`);
+  }
+}
+
+/** True when `error` is a {@link WorkflowNotRegisteredError}. */
+export function isWorkflowNotRegisteredError(error: unknown): error is WorkflowNotRegisteredError {
+  return error instanceof WorkflowNotRegisteredError;
+}

@@ -1,0 +1,7 @@
+export { Codec } from './Codec';
+export { registerErrorClasses } from './ErrorClassRegistry';
+export { dataSourceOptionsFromUrl } from './DatabaseUrl';
+export { waymarkMigrations } from './migrations';
+export { Migrator } from './Migrator';
+export type { ListRunsOptions, RunPage, RunSummary, StepRecord } from './RunQueries';
+export * from './RunStatus';

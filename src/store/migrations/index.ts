@@ -1,0 +1,11 @@
+import type { MigrationInterface } from 'typeorm';
+import { M0001CreateRunsAndSteps } from './M0001CreateRunsAndSteps';
+
+/**
+ * waymark's schema migrations, oldest first. Applied by the runtime unless
+ * `migrate: false`; an application that runs its own TypeORM migrations can list these
+ * in its DataSource's `migrations` instead.
+ */
+export const waymarkMigrations: ReadonlyArray<new () => MigrationInterface> = [
+  M0001CreateRunsAndSteps,
+];

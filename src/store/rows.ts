@@ -1,0 +1,81 @@
+import type { RunStatus } from './RunStatus';
+
+/** A stored run, as the store reads and writes it. Times are epoch milliseconds. */
+export interface RunRow {
+  id: string;
+  workflow: string;
+  version: string | null;
+  status: RunStatus;
+  args: string;
+  result: string | null;
+  error: string | null;
+  owner: string | null;
+  epoch: number;
+  leaseExpiresAt: number | null;
+  wakeAt: number | null;
+  parentRunId: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** Outcome status of one step record. */
+export type StepStatus = 'completed' | 'failed';
+
+/** One stored step outcome: primary key `(runId, seq)`. */
+export interface StepRow {
+  runId: string;
+  seq: number;
+  name: string;
+  status: StepStatus;
+  /** The encoded result (completed) or error (failed). */
+  output: string | null;
+  attempts: number;
+  startedAt: number;
+  finishedAt: number | null;
+}
+
+type Raw = Record<string, unknown>;
+
+const num = (value: unknown): number => Number(value);
+const numOrNull = (value: unknown): number | null =>
+  value === null || value === undefined ? null : Number(value);
+const strOrNull = (value: unknown): string | null =>
+  value === null || value === undefined
+    ? null
+    : typeof value === 'string'
+      ? value
+      : JSON.stringify(value);
+
+/** Maps a database row (snake_case, bigint possibly as string) to a {@link RunRow}. */
+export function toRunRow(raw: Raw): RunRow {
+  return {
+    id: String(raw.id),
+    workflow: String(raw.workflow),
+    version: strOrNull(raw.version),
+    status: String(raw.status) as RunStatus,
+    args: String(raw.args),
+    result: strOrNull(raw.result),
+    error: strOrNull(raw.error),
+    owner: strOrNull(raw.owner),
+    epoch: num(raw.epoch),
+    leaseExpiresAt: numOrNull(raw.lease_expires_at),
+    wakeAt: numOrNull(raw.wake_at),
+    parentRunId: strOrNull(raw.parent_run_id),
+    createdAt: num(raw.created_at),
+    updatedAt: num(raw.updated_at),
+  };
+}
+
+/** Maps a database row to a {@link StepRow}. */
+export function toStepRow(runId: string, raw: Raw): StepRow {
+  return {
+    runId,
+    seq: num(raw.seq),
+    name: String(raw.name),
+    status: String(raw.status) as StepStatus,
+    output: strOrNull(raw.output),
+    attempts: num(raw.attempts),
+    startedAt: num(raw.started_at),
+    finishedAt: numOrNull(raw.finished_at),
+  };
+}

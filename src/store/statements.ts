@@ -1,0 +1,66 @@
+import type { DialectName } from './Dialect';
+
+const RUN_COLUMNS =
+  'id, workflow, version, status, args, result, error, owner, epoch, lease_expires_at, ' +
+  'wake_at, parent_run_id, created_at, updated_at';
+
+/**
+ * Every SQL statement on the hot path, written once with `?` placeholders and adapted to
+ * the dialect (PostgreSQL numbers its placeholders and needs types for bare parameters).
+ */
+export function statementsFor(dialect: DialectName) {
+  const pg = dialect === 'postgres';
+  const typed = (type: string): string => (pg ? `?::${type}` : '?');
+  // InnoDB already share-locks the rows an INSERT … SELECT reads; PostgreSQL must be asked.
+  const lockShared = pg ? ' FOR SHARE' : '';
+  return {
+    insertRun: numbered(
+      `INSERT INTO waymark_runs (${RUN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      pg,
+    ),
+    selectRun: numbered(`SELECT ${RUN_COLUMNS} FROM waymark_runs WHERE id = ?`, pg),
+    claimRun: numbered(
+      `UPDATE waymark_runs SET status = 'running', owner = ?, epoch = epoch + 1, ` +
+        `lease_expires_at = ?, wake_at = NULL, updated_at = ? WHERE id = ? AND epoch = ?`,
+      pg,
+    ),
+    finishRun: numbered(
+      `UPDATE waymark_runs SET status = ?, result = ?, error = ?, owner = NULL, ` +
+        `lease_expires_at = NULL, updated_at = ? WHERE id = ? AND epoch = ?`,
+      pg,
+    ),
+    selectHistory: numbered(
+      'SELECT seq, name, status, output, attempts, started_at, finished_at ' +
+        'FROM waymark_steps WHERE run_id = ? ORDER BY seq',
+      pg,
+    ),
+    selectStep: numbered(
+      'SELECT seq, name, status, output, attempts, started_at, finished_at ' +
+        'FROM waymark_steps WHERE run_id = ? AND seq = ?',
+      pg,
+    ),
+    // The epoch condition fences a process that lost the run: its write inserts nothing.
+    insertStep: numbered(
+      'INSERT INTO waymark_steps (run_id, seq, name, status, output, attempts, started_at, finished_at) ' +
+        `SELECT id, ${typed('integer')}, ${typed('varchar')}, ${typed('varchar')}, ${typed('text')}, ` +
+        `${typed('integer')}, ${typed('bigint')}, ${typed('bigint')} ` +
+        `FROM waymark_runs WHERE id = ? AND epoch = ?${lockShared}`,
+      pg,
+    ),
+    selectAbandoned: numbered(
+      `SELECT ${RUN_COLUMNS} FROM waymark_runs WHERE status = 'running' ` +
+        `AND (owner IS NULL OR owner <> ?) AND created_at < ? ORDER BY created_at LIMIT ?`,
+      pg,
+    ),
+  };
+}
+
+/** SQL statements for one dialect. */
+export type Statements = ReturnType<typeof statementsFor>;
+
+/** Rewrites `?` placeholders as `$1, $2, …` for PostgreSQL. */
+export function numbered(sql: string, pg: boolean): string {
+  if (!pg) return sql;
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+}

@@ -1,0 +1,40 @@
+import { ConfigurationError } from '../errors/ConfigurationError';
+import { CorruptValueError } from '../errors/CorruptValueError';
+import { LeaseLostError } from '../errors/LeaseLostError';
+import { NoRuntimeError } from '../errors/NoRuntimeError';
+import { NonDeterminismError } from '../errors/NonDeterminismError';
+import { NonRetryableError } from '../errors/NonRetryableError';
+import { NotInRunError } from '../errors/NotInRunError';
+import { RetryableError } from '../errors/RetryableError';
+import { RunConflictError } from '../errors/RunConflictError';
+import { RunNotFoundError } from '../errors/RunNotFoundError';
+import { RuntimeClosedError } from '../errors/RuntimeClosedError';
+import { SerializationError } from '../errors/SerializationError';
+import { SimulatedCrash } from '../errors/SimulatedCrash';
+import { StepTimeoutError } from '../errors/StepTimeoutError';
+import { StoreUnavailableError } from '../errors/StoreUnavailableError';
+import { WaymarkError } from '../errors/WaymarkError';
+import { WorkflowNotRegisteredError } from '../errors/WorkflowNotRegisteredError';
+import { registerErrorClasses } from './ErrorClassRegistry';
+
+// waymark's own errors read back as their classes, so a replayed failure still matches
+// `instanceof NonRetryableError` and friends.
+registerErrorClasses(
+  WaymarkError,
+  ConfigurationError,
+  CorruptValueError,
+  LeaseLostError,
+  NoRuntimeError,
+  NonDeterminismError,
+  NonRetryableError,
+  NotInRunError,
+  RetryableError,
+  RunConflictError,
+  RunNotFoundError,
+  RuntimeClosedError,
+  SerializationError,
+  SimulatedCrash,
+  StepTimeoutError,
+  StoreUnavailableError,
+  WorkflowNotRegisteredError,
+);
