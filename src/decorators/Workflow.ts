@@ -1,0 +1,58 @@
+import { ConfigurationError } from '../errors/ConfigurationError';
+import { decoratedMethod } from './decoratedMethod';
+import { readMethodPolicies, recordPolicy, type WorkflowMetadata } from './metadata';
+import { routeToInterceptor } from './routeToInterceptor';
+import { WorkflowOptionsSchema } from './validation/WorkflowOptionsSchema';
+import { validateOptions } from './validation/validateOptions';
+import { registerWorkflowName } from './WorkflowRegistry';
+
+/** Options of {@link Workflow}. */
+export interface WorkflowOptions<A extends unknown[] = any[]> {
+  /** Stable name stored with each run; default `Class.method`. Keep it when renaming code. */
+  name?: string;
+  /** Version stored on each run, for rollouts (see `patched()`). */
+  version?: string;
+  /** Derives the run id from the arguments, so calling again with them resumes that run. */
+  id?: (...args: A) => string;
+}
+
+/**
+ * Marks a method as the entry point of a durable run. Calling it outside a run starts the
+ * run, or resumes the stored run with the same id, or returns its stored result.
+ *
+ * @example
+ * ```ts
+ * @injectable()
+ * class ProcurementAgent {
+ *   @Workflow({ name: 'procurement', version: '3', id: (req: PurchaseRequest) => `po-${req.id}` })
+ *   async procure(req: PurchaseRequest): Promise<Outcome> {
+ *     const draft = await this.draft(req);
+ *     return this.submit(draft);
+ *   }
+ * }
+ * ```
+ */
+export function Workflow<A extends any[]>(options?: WorkflowOptions<A>) {
+  return function <M extends (...args: A) => Promise<unknown>>(
+    target: object,
+    propertyKey: string | symbol,
+    descriptor: TypedPropertyDescriptor<M>,
+  ): void {
+    const method = decoratedMethod('@Workflow', target, propertyKey, descriptor);
+    const opts = validateOptions(WorkflowOptionsSchema, options, method.where);
+    if (readMethodPolicies(method.declaringClass, method.methodName)?.step) {
+      throw new ConfigurationError(`${method.where}: a method cannot be both @Workflow and @Step`);
+    }
+    const metadata: WorkflowMetadata = {
+      name: opts.name ?? `${method.declaringClass.name}.${method.methodName}`,
+      version: opts.version,
+      id: opts.id,
+    };
+    registerWorkflowName(metadata.name, {
+      target: method.declaringClass,
+      methodName: method.methodName,
+    });
+    recordPolicy(method.declaringClass, method.methodName, method.original, 'workflow', metadata);
+    routeToInterceptor(method.declaringClass, method.methodName, descriptor, 'workflow');
+  };
+}

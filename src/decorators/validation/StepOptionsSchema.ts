@@ -1,0 +1,27 @@
+import { IsBoolean, IsIn, IsOptional, IsString, Length } from 'class-validator';
+import type { Duration } from '../../policies/Duration';
+import { IsDurationOption } from './IsDurationOption';
+
+/** The accepted shape of `@Step` options. */
+export class StepOptionsSchema {
+  @IsOptional()
+  @IsString()
+  @Length(1, 200)
+  name?: string;
+
+  @IsOptional()
+  @IsDurationOption()
+  timeout?: Duration;
+
+  @IsOptional()
+  @IsBoolean()
+  atMostOnce?: boolean;
+
+  @IsOptional()
+  @IsIn(['throw', 'intervene'])
+  onUnknown?: 'throw' | 'intervene';
+
+  @IsOptional()
+  @IsBoolean()
+  transactional?: boolean;
+}

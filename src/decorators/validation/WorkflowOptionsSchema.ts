@@ -1,0 +1,20 @@
+import { IsOptional, IsString, Length, Matches } from 'class-validator';
+import { IsFunctionOption } from './IsFunctionOption';
+
+/** The accepted shape of `@Workflow` options. */
+export class WorkflowOptionsSchema {
+  @IsOptional()
+  @IsString()
+  @Length(1, 200)
+  name?: string;
+
+  @IsOptional()
+  @IsString()
+  @Length(1, 64)
+  @Matches(/^\S+$/, { message: '$property must not contain spaces' })
+  version?: string;
+
+  @IsOptional()
+  @IsFunctionOption()
+  id?: (...args: any[]) => string;
+}

@@ -1,0 +1,55 @@
+import { RuntimeClosedError } from '../errors/RuntimeClosedError';
+
+type State = 'open' | 'closing' | 'closed' | 'dead';
+
+/**
+ * Whether a runtime may still act. A killed runtime behaves like a dead process: every
+ * later write throws the cause and every run in flight is rejected with it at once.
+ */
+export class Lifecycle {
+  private state: State = 'open';
+  private cause: Error = new RuntimeClosedError('act');
+  private readonly onDeath = new Set<(cause: Error) => void>();
+
+  get isOpen(): boolean {
+    return this.state === 'open';
+  }
+
+  get isDead(): boolean {
+    return this.state === 'dead';
+  }
+
+  /** Throws unless the runtime may still write on behalf of its runs. */
+  assertAlive(what: string): void {
+    if (this.state === 'dead') throw this.cause;
+    if (this.state === 'closed') throw new RuntimeClosedError(what);
+  }
+
+  /** Throws unless the runtime accepts new work. */
+  assertOpen(what: string): void {
+    this.assertAlive(what);
+    if (this.state !== 'open') throw new RuntimeClosedError(what);
+  }
+
+  /** Runs `reject` if the runtime dies before the returned function is called. */
+  watchDeath(reject: (cause: Error) => void): () => void {
+    this.onDeath.add(reject);
+    return () => void this.onDeath.delete(reject);
+  }
+
+  kill(cause: Error): void {
+    if (this.state === 'dead') return;
+    this.state = 'dead';
+    this.cause = cause;
+    for (const reject of this.onDeath) reject(cause);
+    this.onDeath.clear();
+  }
+
+  beginClosing(): void {
+    if (this.state === 'open') this.state = 'closing';
+  }
+
+  markClosed(): void {
+    if (this.state !== 'dead') this.state = 'closed';
+  }
+}

@@ -1,0 +1,50 @@
+import type { Disposable } from './Disposable';
+import type { Logger } from './Logger';
+
+/** The events a runtime emits, with their payloads. */
+export interface WaymarkEvents {
+  'run.started': { runId: string; workflow: string };
+  'run.resumed': { runId: string; workflow: string; recordedSteps: number };
+  'run.completed': { runId: string; workflow: string };
+  'run.failed': { runId: string; workflow: string; error: unknown };
+  'run.needs_attention': { runId: string; workflow: string; error: unknown };
+  'step.started': { runId: string; seq: number; step: string };
+  'step.completed': { runId: string; seq: number; step: string; durationMs: number };
+  'step.failed': { runId: string; seq: number; step: string; durationMs: number; error: unknown };
+  /** A step whose outcome was already stored: its body did not run. */
+  'step.replayed': { runId: string; seq: number; step: string; status: 'completed' | 'failed' };
+}
+
+/** Name of a {@link WaymarkEvents} event. */
+export type WaymarkEventName = keyof WaymarkEvents;
+
+type Listener<K extends WaymarkEventName> = (event: WaymarkEvents[K]) => void;
+
+/**
+ * A small typed emitter. A throwing listener is logged, never allowed to break a run.
+ */
+export class RuntimeEvents {
+  private readonly listeners = new Map<WaymarkEventName, Set<Listener<any>>>();
+
+  constructor(private readonly logger: Logger) {}
+
+  /** Calls `listener` for each `event` until the returned disposable is disposed. */
+  on<K extends WaymarkEventName>(event: K, listener: Listener<K>): Disposable {
+    let set = this.listeners.get(event);
+    if (!set) this.listeners.set(event, (set = new Set()));
+    set.add(listener);
+    return { dispose: () => void set.delete(listener) };
+  }
+
+  emit<K extends WaymarkEventName>(event: K, payload: WaymarkEvents[K]): void {
+    const set = this.listeners.get(event);
+    if (!set) return;
+    for (const listener of set) {
+      try {
+        listener(payload);
+      } catch (error) {
+        this.logger.error(`listener for ${event} threw`, { error });
+      }
+    }
+  }
+}

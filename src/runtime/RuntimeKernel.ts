@@ -1,0 +1,39 @@
+import type { DependencyContainer } from 'tsyringe';
+import type { Codec } from '../store/Codec';
+import type { RunQueries } from '../store/RunQueries';
+import type { RunStore } from '../store/RunStore';
+import type { Clock } from './Clock';
+import type { Lifecycle } from './Lifecycle';
+import type { Logger } from './Logger';
+import type { RunExecutor } from './RunExecutor';
+import type { RunLauncher } from './RunLauncher';
+import type { RuntimeEvents } from './RuntimeEvents';
+import type { StepHooks } from './StepHooks';
+import type { StepInterceptor } from './StepInterceptor';
+
+/** Injection token under which a runtime registers its {@link RuntimeKernel}. */
+export const RUNTIME_KERNEL = Symbol.for('waymark:RuntimeKernel');
+
+/**
+ * The parts one runtime is made of, shared by its interceptor, launcher and executor.
+ * Internal: users talk to `WaymarkRuntime` and `WorkflowContext`.
+ */
+export interface RuntimeKernel {
+  readonly store: RunStore;
+  readonly queries: RunQueries;
+  readonly codec: Codec;
+  readonly clock: Clock;
+  readonly events: RuntimeEvents;
+  readonly hooks: StepHooks;
+  readonly lifecycle: Lifecycle;
+  readonly logger: Logger;
+  readonly workerId: string;
+  readonly leaseMs: number;
+  /** When this runtime started: runs created earlier by others are recoverable. */
+  readonly startedAt: number;
+  /** The container workflow classes are resolved from (a child of the user's). */
+  readonly container: DependencyContainer;
+  readonly interceptor: StepInterceptor;
+  readonly launcher: RunLauncher;
+  readonly executor: RunExecutor;
+}

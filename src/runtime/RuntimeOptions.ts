@@ -1,0 +1,32 @@
+import type { DataSource, DataSourceOptions } from 'typeorm';
+import type { DependencyContainer } from 'tsyringe';
+import type { Duration } from '../policies/Duration';
+import type { Clock } from './Clock';
+import type { Logger } from './Logger';
+import type { StepHooks } from './StepHooks';
+
+/** Options of `Waymark.create()`. */
+export interface RuntimeOptions {
+  /**
+   * Where runs are stored: a URL (`'sqlite:./waymark.db'`, `'sqlite::memory:'`,
+   * `'mysql://user:pass@host:3306/db'`, `'postgres://…'`), TypeORM `DataSourceOptions`,
+   * or the application's own `DataSource` (initialized or not; waymark never closes it).
+   */
+  database: string | DataSourceOptions | DataSource;
+  /** The tsyringe container workflow classes are resolved from; default the root container. */
+  container?: DependencyContainer;
+  /** Identity of this process in run ownership; default `host:pid:random`. */
+  workerId?: string;
+  /** How long a claim on a run lasts without renewal; default `'30s'`. */
+  leaseDuration?: Duration;
+  /** Time source; tests pass a fake clock. */
+  clock?: Clock;
+  /** Where warnings go; default `console` for warnings and errors only. */
+  logger?: Logger;
+  /** Apply waymark's pending migrations at start; default `true`. */
+  migrate?: boolean;
+  /** Largest stored value (arguments, a result, an error) in bytes; default 1 MiB. */
+  maxValueBytes?: number;
+  /** Observation points on the step path; used by `waymark/testing`. */
+  hooks?: StepHooks;
+}

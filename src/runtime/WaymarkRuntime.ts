@@ -1,0 +1,172 @@
+import type { AnyClass } from '../decorators/metadata';
+import type { DataSource } from 'typeorm';
+import type { DependencyContainer } from 'tsyringe';
+import { readMethodPolicies, type MethodPolicies } from '../decorators/metadata';
+import { validateClassPolicies } from '../decorators/validateClassPolicies';
+import { WorkflowNotRegisteredError } from '../errors/WorkflowNotRegisteredError';
+import type { ListRunsOptions, RunPage, StepRecord } from '../store/RunQueries';
+import type { Disposable } from './Disposable';
+import type { Lifecycle } from './Lifecycle';
+import { RunHandle } from './RunHandle';
+import type { WaymarkEventName, WaymarkEvents } from './RuntimeEvents';
+import type { RuntimeKernel } from './RuntimeKernel';
+import { RuntimeRegistry } from './RuntimeRegistry';
+
+/** Options of {@link WaymarkRuntime.start}. */
+export interface StartOptions {
+  /** Use this run id instead of the one `@Workflow({ id })` derives or a new UUID. */
+  runId?: string;
+}
+
+/** Method names of `C` that return promises: the candidates for a workflow. */
+export type AsyncMethodOf<C> = {
+  [K in keyof C]: C[K] extends (...args: any[]) => Promise<unknown> ? K : never;
+}[keyof C] &
+  string;
+
+type ArgsOf<C, K extends keyof C> = C[K] extends (...args: infer A) => unknown ? A : never;
+type ResultOf<C, K extends keyof C> = C[K] extends (...args: any[]) => Promise<infer R> ? R : never;
+
+const RECOVER_BATCH = 100;
+
+/**
+ * A durable-execution runtime bound to one database. Create it with `Waymark.create()`.
+ *
+ * @example
+ * ```ts
+ * const runtime = await Waymark.create({ database: 'sqlite:./waymark.db' });
+ * const report = await runtime.run(ResearchAgent, 'research', ['durable execution']);
+ * await runtime.close();
+ * ```
+ */
+export class WaymarkRuntime {
+  private closing: Promise<void> | undefined;
+
+  /** @internal Use `Waymark.create()`. */
+  constructor(
+    protected readonly kernel: RuntimeKernel,
+    protected readonly owned: { dataSource: DataSource; destroy: boolean },
+    protected readonly lifecycle: Lifecycle,
+  ) {}
+
+  /** This process's identity in run ownership. */
+  get workerId(): string {
+    return this.kernel.workerId;
+  }
+
+  /** The container workflow classes are resolved from. */
+  get container(): DependencyContainer {
+    return this.kernel.container;
+  }
+
+  /** The TypeORM DataSource runs are stored in. */
+  get dataSource(): DataSource {
+    return this.owned.dataSource;
+  }
+
+  /**
+   * Starts (or finds) the run of `Class.method(...args)` and returns its handle once the
+   * run is durably recorded; it executes in the background.
+   *
+   * @example
+   * ```ts
+   * const handle = await runtime.start(ProcurementAgent, 'procure', [request]);
+   * ```
+   */
+  async start<C extends object, K extends AsyncMethodOf<C>>(
+    Class: new (...deps: any[]) => C,
+    method: K,
+    args: ArgsOf<C, K>,
+    options: StartOptions = {},
+  ): Promise<RunHandle<ResultOf<C, K>>> {
+    const policies = this.workflowPolicies(Class, method);
+    const instance = this.kernel.container.resolve(Class);
+    const launch = await this.kernel.launcher.launch(
+      { instance, declaringClass: Class, policies, args: args },
+      { runId: options.runId },
+    );
+    return new RunHandle(launch.runId, this.kernel);
+  }
+
+  /** Starts (or finds) the run and waits for its result. */
+  async run<C extends object, K extends AsyncMethodOf<C>>(
+    Class: new (...deps: any[]) => C,
+    method: K,
+    args: ArgsOf<C, K>,
+    options: StartOptions = {},
+  ): Promise<ResultOf<C, K>> {
+    return (await this.start(Class, method, args, options)).result();
+  }
+
+  /** A handle on a stored run by id. */
+  handle<T = unknown>(runId: string): RunHandle<T> {
+    return new RunHandle<T>(runId, this.kernel);
+  }
+
+  /** The run's step records in sequence order. */
+  history(runId: string): Promise<StepRecord[]> {
+    return this.kernel.queries.history(runId);
+  }
+
+  /** Stored runs, newest first, filtered and paged. */
+  list(options?: ListRunsOptions): Promise<RunPage> {
+    return this.kernel.queries.list(options);
+  }
+
+  /**
+   * Resumes every run another process left `running` before this runtime started (a
+   * process that crashed or was killed). Returns a handle per resumed run.
+   */
+  async recover(): Promise<RunHandle[]> {
+    const { store, workerId, startedAt, launcher } = this.kernel;
+    const handles: RunHandle[] = [];
+    for (const row of await store.findAbandoned(workerId, startedAt, RECOVER_BATCH)) {
+      const launch = await launcher.resumeStored(row);
+      handles.push(new RunHandle(launch.runId, this.kernel));
+    }
+    return handles;
+  }
+
+  /** Checks the decorators of classes up front; misuse throws a `ConfigurationError`. */
+  register(...classes: AnyClass[]): void {
+    for (const Class of classes) validateClassPolicies(Class);
+  }
+
+  /** Listens to runtime events until the returned disposable is disposed. */
+  on<K extends WaymarkEventName>(
+    event: K,
+    listener: (payload: WaymarkEvents[K]) => void,
+  ): Disposable {
+    return this.kernel.events.on(event, listener);
+  }
+
+  /**
+   * Stops accepting work, waits up to `grace` for runs executing here to finish, and
+   * closes the database connection if waymark opened it. Runs still executing after the
+   * grace period are left resumable.
+   */
+  close(options: { grace?: number } = {}): Promise<void> {
+    this.closing ??= this.shutdown(options.grace ?? 10_000);
+    return this.closing;
+  }
+
+  private async shutdown(graceMs: number): Promise<void> {
+    this.lifecycle.beginClosing();
+    RuntimeRegistry.deactivate(this.kernel);
+    await this.kernel.launcher.drain(graceMs);
+    this.lifecycle.markClosed();
+    if (this.owned.destroy && this.owned.dataSource.isInitialized)
+      await this.owned.dataSource.destroy();
+  }
+
+  private workflowPolicies(Class: AnyClass, method: string): MethodPolicies {
+    const policies = readMethodPolicies(Class, method);
+    if (!policies?.workflow) {
+      throw new WorkflowNotRegisteredError(
+        `${Class.name}.${method}`,
+        'the method is not decorated with @Workflow',
+      );
+    }
+    return policies;
+  }
+}

@@ -1,0 +1,13 @@
+export * from './Clock';
+export * from './Disposable';
+export * from './Logger';
+export * from './RunHandle';
+export * from './RuntimeEvents';
+export * from './RuntimeOptions';
+export * from './StepHooks';
+export * from './StepInterceptor';
+export * from './Waymark';
+export { WaymarkRuntime, type StartOptions, type AsyncMethodOf } from './WaymarkRuntime';
+export * from './WorkflowContext';
+export type { RunScope, StepFrame } from './RunScope';
+export type { MethodCall } from './WorkflowCall';
