@@ -1,0 +1,84 @@
+import { DataSource } from 'typeorm';
+import { createRuntime } from '../runtime/Waymark';
+import { Lifecycle } from '../runtime/Lifecycle';
+import type { RuntimeOptions } from '../runtime/RuntimeOptions';
+import type { StepHooks } from '../runtime/StepHooks';
+import { dataSourceOptionsFromUrl } from '../store/DatabaseUrl';
+import { CrashPlan } from './CrashPlan';
+import { ExecutionLog } from './ExecutionLog';
+import { TestRuntime, type TestFamily } from './TestRuntime';
+
+/** Options of {@link createTestRuntime}: runtime options with an in-memory default. */
+export interface TestRuntimeOptions extends Omit<RuntimeOptions, 'database' | 'hooks'> {
+  /** Default `'sqlite::memory:'`: a fresh database per test runtime family. */
+  database?: RuntimeOptions['database'];
+}
+
+/**
+ * A runtime for jest tests, on in-memory SQLite unless told otherwise, with crash hooks,
+ * execution counts and `restart()`.
+ *
+ * @example
+ * ```ts
+ * const runtime = await createTestRuntime();
+ * runtime.crash.afterEffect('ResearchAgent.search');
+ * await expect(agent.research('q')).rejects.toThrow(SimulatedCrash);
+ * const restarted = await runtime.restart();
+ * await expect(agent.research('q')).resolves.toEqual(expected);
+ * expect(restarted).toHaveExecutedStepTimes('ResearchAgent.search', 2);
+ * await restarted.close();
+ * ```
+ */
+export async function createTestRuntime(options: TestRuntimeOptions = {}): Promise<TestRuntime> {
+  const database = options.database ?? 'sqlite::memory:';
+  const sharedDataSource = isMemory(database) ? await openShared(database) : undefined;
+  const family: TestFamily = {
+    crash: new CrashPlan(),
+    executions: new ExecutionLog(),
+    sharedDataSource,
+    latest: undefined,
+    restart: () => launch(family, { ...options, database: sharedDataSource ?? database }),
+  };
+  return launch(family, { ...options, database: sharedDataSource ?? database });
+}
+
+async function launch(family: TestFamily, options: RuntimeOptions): Promise<TestRuntime> {
+  const lifecycle = new Lifecycle();
+  const crashAt =
+    (point: 'before' | 'afterEffect' | 'afterCommit'): StepHooks['beforeStep'] =>
+    (at) => {
+      const crash = family.crash.take(point, at);
+      if (!crash) return;
+      lifecycle.kill(crash);
+      throw crash;
+    };
+  const hooks: StepHooks = {
+    beforeStep: crashAt('before'),
+    onExecute: (at) => family.executions.record(at),
+    afterEffect: crashAt('afterEffect'),
+    afterCommit: crashAt('afterCommit'),
+  };
+  const runtime = await createRuntime(
+    { ...options, hooks },
+    lifecycle,
+    (kernel, owned, life) => new TestRuntime(kernel, owned, life, family),
+  );
+  family.latest = runtime;
+  return runtime;
+}
+
+function isMemory(database: RuntimeOptions['database']): boolean {
+  if (typeof database === 'string') return database === 'sqlite::memory:';
+  return (
+    !(database instanceof DataSource) &&
+    database.type === 'better-sqlite3' &&
+    database.database === ':memory:'
+  );
+}
+
+async function openShared(database: RuntimeOptions['database']): Promise<DataSource> {
+  const options = typeof database === 'string' ? dataSourceOptionsFromUrl(database) : database;
+  const dataSource = new DataSource(options as ConstructorParameters<typeof DataSource>[0]);
+  await dataSource.initialize();
+  return dataSource;
+}

@@ -1,0 +1,10 @@
+import { installMatchers } from './matchers';
+
+export * from './createTestRuntime';
+export * from './CrashPlan';
+export * from './ExecutionLog';
+export { TestRuntime } from './TestRuntime';
+export { waymarkMatchers, installMatchers } from './matchers';
+export { SimulatedCrash, isSimulatedCrash } from '../errors/SimulatedCrash';
+
+installMatchers();

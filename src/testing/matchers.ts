@@ -1,0 +1,74 @@
+import type { RunHandle } from '../runtime/RunHandle';
+import type { RunStatus } from '../store/RunStatus';
+import type { TestRuntime } from './TestRuntime';
+
+interface MatcherResult {
+  pass: boolean;
+  message: () => string;
+}
+
+const isValueRecord = (name: string): boolean => name.startsWith('ctx.');
+
+/**
+ * Jest matchers for runs. Registered automatically when `waymark/testing` is imported in
+ * a jest test; or pass them to `expect.extend()` yourself. The run matchers are async:
+ * `await expect(handle).toHaveCompletedSteps([...])`.
+ */
+export const waymarkMatchers = {
+  /** The run's completed steps, in order, are exactly `names` (recorded `ctx.*` values aside). */
+  async toHaveCompletedSteps(received: RunHandle, names: string[]): Promise<MatcherResult> {
+    const history = await received.history();
+    const completed = history
+      .filter((s) => s.status === 'completed' && !isValueRecord(s.name))
+      .map((s) => s.name);
+    const pass = JSON.stringify(completed) === JSON.stringify(names);
+    return {
+      pass,
+      message: () =>
+        `expected run "${received.runId}" ${pass ? 'not ' : ''}to have completed steps ` +
+        `${JSON.stringify(names)}, it has ${JSON.stringify(completed)}`,
+    };
+  },
+
+  /** The run's stored status is `status`. */
+  async toHaveRunStatus(received: RunHandle, status: RunStatus): Promise<MatcherResult> {
+    const actual = await received.status();
+    const pass = actual === status;
+    return {
+      pass,
+      message: () =>
+        `expected run "${received.runId}" ${pass ? 'not ' : ''}to be ${status}, it is ${actual}`,
+    };
+  },
+
+  /** The step's body executed exactly `times` times on this test runtime and its restarts. */
+  toHaveExecutedStepTimes(received: TestRuntime, step: string, times: number): MatcherResult {
+    const actual = received.executions.count(step);
+    const pass = actual === times;
+    return {
+      pass,
+      message: () =>
+        `expected step ${step} ${pass ? 'not ' : ''}to have executed ${times} time(s), it executed ${actual}`,
+    };
+  },
+};
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace jest {
+    interface Matchers<R> {
+      /** See {@link waymarkMatchers.toHaveCompletedSteps}; await it. */
+      toHaveCompletedSteps(names: string[]): Promise<R>;
+      /** See {@link waymarkMatchers.toHaveRunStatus}; await it. */
+      toHaveRunStatus(status: RunStatus): Promise<R>;
+      /** See {@link waymarkMatchers.toHaveExecutedStepTimes}. */
+      toHaveExecutedStepTimes(step: string, times: number): R;
+    }
+  }
+}
+
+/** Registers {@link waymarkMatchers} with jest's global `expect`, when there is one. */
+export function installMatchers(): void {
+  const expectGlobal = (globalThis as { expect?: { extend(matchers: object): void } }).expect;
+  expectGlobal?.extend(waymarkMatchers);
+}
