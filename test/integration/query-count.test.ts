@@ -1,0 +1,71 @@
+import { container as rootContainer, injectable } from 'tsyringe';
+import { Step, Workflow, dataSourceOptionsFromUrl } from 'waymark';
+import { createTestRuntime, SimulatedCrash, type TestRuntime } from 'waymark/testing';
+import { ALL_BACKENDS, createTestDatabase, type TestDatabase } from '../support/databases';
+import { QueryCounter } from '../support/QueryCounter';
+
+const N = 25;
+
+@injectable()
+class Pipeline {
+  @Workflow({ id: (id: string) => `pipeline-${id}` })
+  async process(_id: string): Promise<number> {
+    let total = 0;
+    for (let i = 0; i < N; i++) total += await this.stage(i);
+    return total;
+  }
+
+  @Step()
+  async stage(i: number): Promise<number> {
+    return i;
+  }
+}
+
+describe.each(ALL_BACKENDS)('statements per run on %s', (backend) => {
+  let db: TestDatabase;
+  let runtime: TestRuntime;
+  const counter = new QueryCounter();
+
+  beforeAll(async () => {
+    db = await createTestDatabase(backend);
+    runtime = await createTestRuntime({
+      database: { ...dataSourceOptionsFromUrl(db.url), logging: ['query'], logger: counter },
+      container: rootContainer.createChildContainer(),
+    });
+  });
+  afterAll(async () => {
+    await runtime.close();
+    await db.drop();
+  });
+
+  it(`a fresh run of ${N} steps issues ${N} + 2 writes and no read`, async () => {
+    counter.reset();
+    await expect(rootContainer.resolve(Pipeline).process('fresh')).resolves.toBe((N * (N - 1)) / 2);
+    expect(counter.writes).toHaveLength(N + 2);
+    expect(counter.writes.filter((s) => /INTO waymark_steps/.test(s))).toHaveLength(N);
+    expect(counter.reads).toEqual([]);
+  });
+
+  it('a resumed run reads its history in one query and writes only the steps left', async () => {
+    runtime.crash.afterCommit('Pipeline.stage', { seq: 9 });
+    await expect(rootContainer.resolve(Pipeline).process('resumed')).rejects.toThrow(SimulatedCrash);
+    runtime = await runtime.restart();
+    counter.reset();
+    await rootContainer.resolve(Pipeline).process('resumed');
+    const historyReads = counter.reads.filter((s) => /FROM waymark_steps/.test(s));
+    expect(historyReads).toHaveLength(1);
+    // Reads: the run row and its history. Writes: the create that finds the run exists, the
+    // claim, the steps left, the end.
+    expect(counter.reads).toHaveLength(2);
+    const stepWrites = counter.writes.filter((s) => /INTO waymark_steps/.test(s));
+    expect(stepWrites).toHaveLength(N - 10);
+    expect(counter.writes).toHaveLength(1 + 1 + (N - 10) + 1);
+  });
+
+  it('calling a completed run again reads it and writes nothing', async () => {
+    counter.reset();
+    await rootContainer.resolve(Pipeline).process('fresh');
+    expect(counter.reads).toHaveLength(1);
+    expect(counter.writes).toHaveLength(1); // the INSERT that finds the run already exists
+  });
+});
