@@ -169,7 +169,7 @@ describe('misuse is a ConfigurationError naming the class and method', () => {
     class Tools {
       async lookup(): Promise<void> {}
     }
-    recordPolicy(Tools, 'lookup', Tools.prototype.lookup as never, 'retry', { maxAttempts: 3 });
+    recordPolicy(Tools, 'lookup', Tools.prototype.lookup, 'retry', { maxAttempts: 3 });
     expect(() => validateClassPolicies(Tools)).toThrow(
       new ConfigurationError('@Retry on Tools.lookup needs @Step on the same method'),
     );
