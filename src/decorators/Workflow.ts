@@ -33,7 +33,8 @@ export interface WorkflowOptions<A extends unknown[] = any[]> {
  * ```
  */
 export function Workflow<A extends any[]>(options?: WorkflowOptions<A>) {
-  return function <M extends (...args: A) => Promise<unknown>>(
+  // `id` may read a prefix of the arguments; the method may take more.
+  return function <M extends (...args: [...A, ...any[]]) => Promise<unknown>>(
     target: object,
     propertyKey: string | symbol,
     descriptor: TypedPropertyDescriptor<M>,
