@@ -48,7 +48,9 @@ describe.each(ALL_BACKENDS)('statements per run on %s', (backend) => {
 
   it('a resumed run reads its history in one query and writes only the steps left', async () => {
     runtime.crash.afterCommit('Pipeline.stage', { seq: 9 });
-    await expect(rootContainer.resolve(Pipeline).process('resumed')).rejects.toThrow(SimulatedCrash);
+    await expect(rootContainer.resolve(Pipeline).process('resumed')).rejects.toThrow(
+      SimulatedCrash,
+    );
     runtime = await runtime.restart();
     counter.reset();
     await rootContainer.resolve(Pipeline).process('resumed');

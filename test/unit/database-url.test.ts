@@ -4,8 +4,14 @@ describe('database URLs', () => {
   it.each([
     ['sqlite::memory:', { type: 'better-sqlite3', database: ':memory:' }],
     ['sqlite:./waymark.db', { type: 'better-sqlite3', database: './waymark.db' }],
-    ['sqlite:/var/lib/app/waymark.db', { type: 'better-sqlite3', database: '/var/lib/app/waymark.db' }],
-    ['sqlite:///var/lib/app/waymark.db', { type: 'better-sqlite3', database: '/var/lib/app/waymark.db' }],
+    [
+      'sqlite:/var/lib/app/waymark.db',
+      { type: 'better-sqlite3', database: '/var/lib/app/waymark.db' },
+    ],
+    [
+      'sqlite:///var/lib/app/waymark.db',
+      { type: 'better-sqlite3', database: '/var/lib/app/waymark.db' },
+    ],
   ])('%s opens SQLite', (url, expected) => {
     expect(dataSourceOptionsFromUrl(url)).toEqual(expected);
   });
@@ -19,7 +25,10 @@ describe('database URLs', () => {
       password: 's@cret',
       database: 'orders',
     });
-    expect(dataSourceOptionsFromUrl('mariadb://root@127.0.0.1/test')).toMatchObject({ type: 'mysql', port: 3306 });
+    expect(dataSourceOptionsFromUrl('mariadb://root@127.0.0.1/test')).toMatchObject({
+      type: 'mysql',
+      port: 3306,
+    });
   });
 
   it('a PostgreSQL URL defaults to port 5432', () => {
@@ -44,7 +53,9 @@ describe('database URLs', () => {
   });
 
   it('never repeats a password in an error', () => {
-    expect(() => dataSourceOptionsFromUrl('mysql://root:hunter2@db.internal:3306')).toThrow(/root:\*\*\*@/);
+    expect(() => dataSourceOptionsFromUrl('mysql://root:hunter2@db.internal:3306')).toThrow(
+      /root:\*\*\*@/,
+    );
     try {
       dataSourceOptionsFromUrl('mysql://root:hunter2@db.internal:3306');
     } catch (error) {

@@ -89,7 +89,9 @@ describe('misuse is a ConfigurationError naming the class and method', () => {
       }
       return Agent;
     });
-    expect(error.message).toMatch(/^@Step on Agent\.draft: option "timeout" .*duration.*\(got "3 days"\)$/);
+    expect(error.message).toMatch(
+      /^@Step on Agent\.draft: option "timeout" .*duration.*\(got "3 days"\)$/,
+    );
   });
 
   it('a wrong type names the option and what was given', () => {
@@ -100,7 +102,9 @@ describe('misuse is a ConfigurationError naming the class and method', () => {
       }
       return Agent;
     });
-    expect(error.message).toMatch(/@Step on Agent\.send: option "atMostOnce" .*boolean.*\(got "yes"\)/);
+    expect(error.message).toMatch(
+      /@Step on Agent\.send: option "atMostOnce" .*boolean.*\(got "yes"\)/,
+    );
   });
 
   it('a method cannot be both a workflow and a step', () => {
@@ -112,7 +116,9 @@ describe('misuse is a ConfigurationError naming the class and method', () => {
       }
       return Agent;
     });
-    expect(error.message).toBe('@Workflow on Agent.both: a method cannot be both @Workflow and @Step');
+    expect(error.message).toBe(
+      '@Workflow on Agent.both: a method cannot be both @Workflow and @Step',
+    );
   });
 
   it('@Step applied twice is refused', () => {
@@ -135,7 +141,9 @@ describe('misuse is a ConfigurationError naming the class and method', () => {
       }
       return Agent;
     });
-    expect(error.message).toBe('@Step on Agent.tool: decorate an instance method, not a static one');
+    expect(error.message).toBe(
+      '@Step on Agent.tool: decorate an instance method, not a static one',
+    );
   });
 
   it('onUnknown needs atMostOnce', () => {
@@ -146,7 +154,9 @@ describe('misuse is a ConfigurationError naming the class and method', () => {
       }
       return Agent;
     });
-    expect(error.message).toBe('@Step on Agent.notify: onUnknown only applies with atMostOnce: true');
+    expect(error.message).toBe(
+      '@Step on Agent.notify: onUnknown only applies with atMostOnce: true',
+    );
   });
 
   it('two different classes cannot claim one workflow name', () => {
@@ -211,7 +221,9 @@ describe('calls outside a runtime', () => {
 
   it('a workflow called with no runtime open says how to open one', async () => {
     await expect(calculator.total([1, 2])).rejects.toThrow(NoRuntimeError);
-    await expect(calculator.total([1, 2])).rejects.toThrow(/call await Waymark\.create\(\{ database \}\) first/);
+    await expect(calculator.total([1, 2])).rejects.toThrow(
+      /call await Waymark\.create\(\{ database \}\) first/,
+    );
   });
 
   it('WorkflowContext gives plain values outside a run and refuses run-only fields', () => {
@@ -221,6 +233,8 @@ describe('calls outside a runtime', () => {
     expect(ctx.random()).toBeGreaterThanOrEqual(0);
     expect(ctx.uuid()).toMatch(/^[0-9a-f-]{36}$/);
     expect(() => ctx.runId).toThrow(NotInRunError);
-    expect(() => ctx.idempotencyKey).toThrow('WorkflowContext.idempotencyKey is only available inside a step of a run');
+    expect(() => ctx.idempotencyKey).toThrow(
+      'WorkflowContext.idempotencyKey is only available inside a step of a run',
+    );
   });
 });
