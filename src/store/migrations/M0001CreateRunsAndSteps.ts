@@ -5,6 +5,8 @@ import { columnTypes } from './columnTypes';
 export class M0001CreateRunsAndSteps implements MigrationInterface {
   readonly name = 'M0001CreateRunsAndSteps';
 
+  // Each table is created only if missing: MySQL cannot roll back DDL, so a process killed
+  // halfway through this migration must be able to run it again.
   async up(queryRunner: QueryRunner): Promise<void> {
     const c = columnTypes(queryRunner);
     await queryRunner.createTable(
@@ -35,6 +37,7 @@ export class M0001CreateRunsAndSteps implements MigrationInterface {
           new TableIndex({ name: 'waymark_runs_created', columnNames: ['created_at'] }),
         ],
       }),
+      true,
     );
     await queryRunner.createTable(
       new Table({
@@ -50,6 +53,7 @@ export class M0001CreateRunsAndSteps implements MigrationInterface {
           c.millis('finished_at', true),
         ],
       }),
+      true,
     );
   }
 
