@@ -1,4 +1,5 @@
 export * from './Workflow';
 export * from './Step';
+export * from './Retry';
 export { validateClassPolicies } from './validateClassPolicies';
 export { findWorkflow, workflowNames } from './WorkflowRegistry';

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import type { ResolvedRetryPolicy } from '../policies/RetryPolicy';
 
 /**
  * The one place waymark's decorators write to and the runtime reads from. Decorators store
@@ -33,6 +34,7 @@ export interface MethodPolicies {
   readonly original: (...args: unknown[]) => unknown;
   readonly workflow?: WorkflowMetadata;
   readonly step?: StepMetadata;
+  readonly retry?: ResolvedRetryPolicy;
   /** Records of decorators added in later issues (`retry`, `idempotent`), by key. */
   readonly [policy: string]: unknown;
 }

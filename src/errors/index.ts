@@ -15,3 +15,6 @@ export * from './SimulatedCrash';
 export * from './StepTimeoutError';
 export * from './StoreUnavailableError';
 export * from './WorkflowNotRegisteredError';
+export * from './RetriesExhaustedError';
+export * from './RunCancelledError';
+export * from './InvalidRunStateError';

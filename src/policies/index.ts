@@ -2,3 +2,4 @@ export * from './Duration';
 export * from './Backoff';
 export * from './ErrorClassifier';
 export * from './RetryAfter';
+export * from './RetryPolicy';

@@ -1,17 +1,26 @@
-import type { StepRow } from '../store/rows';
+import type { AttemptRow, StepRow } from '../store/rows';
 
-/** Why this process stopped executing a run before its workflow returned. */
+/**
+ * How this process stopped executing a run before its workflow returned:
+ * `needs_attention` — park it (written when the run ends); `parked` / `suspended` /
+ * `cancelled` — already written where it happened; `abort` — write nothing, leave it resumable.
+ */
+export type HaltDisposition = 'needs_attention' | 'parked' | 'suspended' | 'cancelled' | 'abort';
+
+/** Why a run stopped here, and (for `suspended`) when it is due again. */
 export interface RunHalt {
   readonly error: unknown;
-  /** `needs_attention`: park the run; `abort`: write nothing, leave it resumable. */
-  readonly disposition: 'needs_attention' | 'abort';
+  readonly disposition: HaltDisposition;
+  readonly wakeAt?: number;
 }
 
 /**
  * The in-memory state of a run this process is executing: its recorded history, the
- * next sequence number, and background writes (recorded values) not yet confirmed.
+ * next sequence number, background writes not yet confirmed, and its cancellation signal.
  */
 export class ActiveRun {
+  /** Aborted by `runtime.cancel()`; every step body of this run sees it through `ctx.signal`. */
+  readonly cancellation = new AbortController();
   private seq = 0;
   private writes: Promise<void> = Promise.resolve();
   private writeFailure: { error: unknown } | undefined;
@@ -22,6 +31,7 @@ export class ActiveRun {
     readonly workflow: string,
     readonly epoch: number,
     readonly history: ReadonlyMap<number, StepRow>,
+    readonly attempts: ReadonlyMap<number, readonly AttemptRow[]> = new Map(),
   ) {}
 
   /** Takes the next sequence number. Synchronous, so `Promise.all` order is the call order. */
@@ -51,7 +61,13 @@ export class ActiveRun {
   }
 
   /** Stops the run here; the first reason wins. */
-  halt(error: unknown, disposition: RunHalt['disposition']): void {
-    this.haltReason ??= { error, disposition };
+  halt(error: unknown, disposition: HaltDisposition, wakeAt?: number): void {
+    this.haltReason ??= { error, disposition, wakeAt };
+  }
+
+  /** Throws if the run may not take another step: halted or cancelled. */
+  assertRunnable(): void {
+    if (this.haltReason) throw this.haltReason.error;
+    if (this.cancellation.signal.aborted) throw this.cancellation.signal.reason;
   }
 }

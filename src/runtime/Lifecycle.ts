@@ -10,6 +10,12 @@ export class Lifecycle {
   private state: State = 'open';
   private cause: Error = new RuntimeClosedError('act');
   private readonly onDeath = new Set<(cause: Error) => void>();
+  private readonly stopping = new AbortController();
+
+  /** Aborted when the runtime starts closing or dies: sleepers wake and give up. */
+  get signal(): AbortSignal {
+    return this.stopping.signal;
+  }
 
   get isOpen(): boolean {
     return this.state === 'open';
@@ -41,12 +47,15 @@ export class Lifecycle {
     if (this.state === 'dead') return;
     this.state = 'dead';
     this.cause = cause;
+    this.stopping.abort(cause);
     for (const reject of this.onDeath) reject(cause);
     this.onDeath.clear();
   }
 
   beginClosing(): void {
-    if (this.state === 'open') this.state = 'closing';
+    if (this.state !== 'open') return;
+    this.state = 'closing';
+    this.stopping.abort(new RuntimeClosedError('wait any longer'));
   }
 
   markClosed(): void {

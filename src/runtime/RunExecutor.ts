@@ -2,13 +2,12 @@ import { SerializationError } from '../errors/SerializationError';
 import type { RunFinish } from '../store/RunStore';
 import type { ActiveRun } from './ActiveRun';
 import { encodeError } from './errorSnapshot';
+import type { Settled } from './invokeAttempt';
 import { isProcessAbort } from './processAbort';
 import type { RunOutcome } from './RunOutcome';
 import { RunScope } from './RunScope';
 import type { RuntimeKernel } from './RuntimeKernel';
 import type { MethodCall } from './WorkflowCall';
-
-type Settled = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 /**
  * Executes a claimed run: calls the workflow method inside the run's scope, then stores
@@ -37,7 +36,19 @@ export class RunExecutor {
       (error: unknown): Settled => ({ ok: false, error }),
     );
 
-    if (run.halted?.disposition === 'abort') throw run.halted.error;
+    const halted = run.halted;
+    if (halted?.disposition === 'abort') throw halted.error;
+    if (halted?.disposition === 'suspended') {
+      events.emit('run.waiting', { ...ids, wakeAt: halted.wakeAt! });
+      return { status: 'waiting', wakeAt: halted.wakeAt! };
+    }
+    if (halted?.disposition === 'parked') {
+      events.emit('run.needs_attention', { ...ids, error: halted.error });
+      return { status: 'needs_attention', error: halted.error };
+    }
+    if (run.cancellation.signal.aborted) {
+      return { status: 'cancelled', error: run.cancellation.signal.reason };
+    }
     if (!settled.ok && isProcessAbort(settled.error)) throw settled.error;
     lifecycle.assertAlive(`finish run "${run.runId}"`);
 
@@ -50,7 +61,10 @@ export class RunExecutor {
     return outcome;
   }
 
-  private conclude(run: ActiveRun, settled: Settled): { finish: RunFinish; outcome: RunOutcome } {
+  private conclude(
+    run: ActiveRun,
+    settled: Settled,
+  ): { finish: RunFinish; outcome: Exclude<RunOutcome, { status: 'waiting' }> } {
     const { codec } = this.kernel;
     if (run.halted) {
       const { error } = run.halted;

@@ -1,5 +1,5 @@
 import { RunNotFoundError } from '../errors/RunNotFoundError';
-import type { StepRecord } from '../store/RunQueries';
+import { summarize, type RunSummary, type StepRecord } from '../store/RunQueries';
 import type { RunStatus } from '../store/RunStatus';
 import { unwrapOutcome } from './RunOutcome';
 import type { RuntimeKernel } from './RuntimeKernel';
@@ -21,6 +21,13 @@ export class RunHandle<T = unknown> {
     private readonly kernel: RuntimeKernel,
   ) {}
 
+  /** The run as stored now: status, owner, when a waiting run is due, where it is parked. */
+  async describe(): Promise<RunSummary> {
+    const row = await this.kernel.store.loadRun(this.runId);
+    if (!row) throw new RunNotFoundError(this.runId);
+    return summarize(row);
+  }
+
   /** The run's stored status now. */
   async status(): Promise<RunStatus> {
     const row = await this.kernel.store.loadRun(this.runId);
@@ -39,8 +46,8 @@ export class RunHandle<T = unknown> {
    * `needs_attention` rejects with the reason; one parked elsewhere is waited for.
    */
   async result(): Promise<T> {
-    const local = this.kernel.launcher.outcomeOf(this.runId);
-    const outcome = local ? await local : await waitForStoredOutcome(this.kernel, this.runId);
-    return unwrapOutcome(outcome) as T;
+    const { launcher } = this.kernel;
+    const first = launcher.outcomeOf(this.runId) ?? waitForStoredOutcome(this.kernel, this.runId);
+    return unwrapOutcome(await launcher.awaitOutcome(this.runId, first)) as T;
   }
 }

@@ -6,12 +6,13 @@ import { ConfigurationError } from '../errors/ConfigurationError';
 import { RunConflictError } from '../errors/RunConflictError';
 import { WorkflowNotRegisteredError } from '../errors/WorkflowNotRegisteredError';
 import { Codec } from '../store/Codec';
-import type { RunRow } from '../store/rows';
+import type { AttemptRow, RunRow } from '../store/rows';
+import { RunNotFoundError } from '../errors/RunNotFoundError';
 import { ActiveRun } from './ActiveRun';
 import type { RunOutcome } from './RunOutcome';
 import type { RuntimeKernel } from './RuntimeKernel';
 import type { MethodCall } from './WorkflowCall';
-import { waitForStoredOutcome } from './waitForStoredOutcome';
+import { storedOutcome, waitForStoredOutcome } from './waitForStoredOutcome';
 
 /** A run this process knows about: it exists in the store, and `outcome` settles when it ends here. */
 export interface Launch {
@@ -31,6 +32,8 @@ interface InFlight {
   readonly workflow: string;
   readonly args: string;
   readonly launch: Promise<Launch>;
+  /** Taken over by an operator action: no caller arguments to compare with. */
+  readonly adopted?: boolean;
 }
 
 const MAX_RUN_ID_LENGTH = 255;
@@ -42,6 +45,7 @@ const MAX_RUN_ID_LENGTH = 255;
  */
 export class RunLauncher {
   private readonly inFlight = new Map<string, InFlight>();
+  private readonly active = new Map<string, ActiveRun>();
 
   constructor(private readonly kernel: RuntimeKernel) {}
 
@@ -53,17 +57,20 @@ export class RunLauncher {
     const args = Codec.canonical(this.kernel.codec.encode(call.args, 'args'));
     const joined = this.inFlight.get(runId);
     if (joined) {
-      this.assertSameRun(runId, joined, workflow.name, args);
+      if (!joined.adopted) this.assertSameRun(runId, joined, workflow.name, args);
       return joined.launch;
     }
     const launch = this.begin(call, runId, args, options);
-    const entry: InFlight = { workflow: workflow.name, args, launch };
+    this.track(runId, { workflow: workflow.name, args, launch });
+    return launch;
+  }
+
+  private track(runId: string, entry: InFlight): void {
     this.inFlight.set(runId, entry);
     const forget = (): void => {
       if (this.inFlight.get(runId) === entry) this.inFlight.delete(runId);
     };
-    launch.then((l) => l.outcome.then(forget, forget), forget);
-    return launch;
+    entry.launch.then((l) => l.outcome.then(forget, forget), forget);
   }
 
   /** Resumes a stored run from its row alone: class, instance and arguments are looked up. */
@@ -117,6 +124,7 @@ export class RunLauncher {
       leaseExpiresAt: now + leaseMs,
       wakeAt: null,
       parentRunId: options.parentRunId ?? null,
+      parkedSeq: null,
       createdAt: now,
       updatedAt: now,
     });
@@ -125,7 +133,7 @@ export class RunLauncher {
       return {
         runId,
         created,
-        outcome: this.quiet(this.kernel.executor.execute(run, call, false)),
+        outcome: this.quiet(this.execute(run, call, false)),
       };
     }
     const stored = await store.loadRun(runId);
@@ -135,29 +143,93 @@ export class RunLauncher {
   }
 
   private async continueStored(stored: RunRow, call: MethodCall): Promise<RunOutcome> {
-    const { store, clock, workerId, leaseMs, codec } = this.kernel;
+    const { store, clock, workerId, leaseMs } = this.kernel;
     switch (stored.status) {
       case 'completed':
-        return {
-          status: 'completed',
-          result: codec.decode(stored.result ?? '', `run "${stored.id}" result`),
-        };
       case 'failed':
       case 'cancelled':
       case 'needs_attention':
-        return {
-          status: stored.status,
-          error: codec.decode(stored.error ?? '', `run "${stored.id}" error`),
-        };
+        return storedOutcome(this.kernel, stored);
     }
     const now = clock.now();
     if (!(await store.claimRun(stored, workerId, now + leaseMs, now))) {
       return waitForStoredOutcome(this.kernel, stored.id);
     }
-    const rows = await store.loadHistory(stored.id);
-    const history = new Map(rows.map((row) => [row.seq, row]));
-    const run = new ActiveRun(stored.id, stored.workflow, stored.epoch + 1, history);
-    return this.kernel.executor.execute(run, call, true);
+    return this.executeClaimed(stored.id, stored.epoch + 1, call);
+  }
+
+  /**
+   * Executes, in the background, a run an operator action just claimed for this process at
+   * `epoch`; callers of `result()` here join it.
+   */
+  adoptClaimed(runId: string, epoch: number): void {
+    const launch = this.kernel.store.loadRun(runId).then((row): Launch => {
+      if (!row) throw new RunNotFoundError(runId);
+      return {
+        runId,
+        created: false,
+        outcome: this.quiet(this.executeClaimed(runId, epoch, this.callFor(row))),
+      };
+    });
+    this.track(runId, { workflow: '', args: '', launch, adopted: true });
+  }
+
+  /** Loads the history of a run this process just claimed at `epoch`, and executes it. */
+  async executeClaimed(runId: string, epoch: number, call?: MethodCall): Promise<RunOutcome> {
+    const { steps, attempts } = await this.kernel.store.loadHistory(runId);
+    const byStep = new Map<number, AttemptRow[]>();
+    for (const attempt of attempts) {
+      const list = byStep.get(attempt.seq) ?? [];
+      list.push(attempt);
+      byStep.set(attempt.seq, list);
+    }
+    const resolved = call ?? this.callFor((await this.kernel.store.loadRun(runId))!);
+    const workflow = resolved.policies.workflow!.name;
+    const run = new ActiveRun(
+      runId,
+      workflow,
+      epoch,
+      new Map(steps.map((s) => [s.seq, s])),
+      byStep,
+    );
+    return this.execute(run, resolved, true);
+  }
+
+  /**
+   * Settles to a run's final outcome: a run released to `waiting` is resumed here when it
+   * is due (unless another process finished it first), and so on until it ends.
+   */
+  async awaitOutcome(runId: string, first: Promise<RunOutcome>): Promise<RunOutcome> {
+    const { clock, lifecycle, store } = this.kernel;
+    for (let outcome = await first; ;) {
+      if (outcome.status !== 'waiting') return outcome;
+      await clock.sleep(Math.max(0, outcome.wakeAt - clock.now()), lifecycle.signal);
+      const row = await store.loadRun(runId);
+      if (!row) throw new RunNotFoundError(runId);
+      outcome = await (this.outcomeOf(runId) ?? this.resumeRow(row));
+    }
+  }
+
+  /** Cancels a run executing in this process: its current step's signal aborts now. */
+  cancelLocal(runId: string, reason: unknown): void {
+    this.active.get(runId)?.cancellation.abort(reason);
+  }
+
+  private async resumeRow(row: RunRow): Promise<RunOutcome> {
+    if (row.status === 'waiting' || row.status === 'running') {
+      return (await this.resumeStored(row)).outcome;
+    }
+    if (row.status === 'pending') return waitForStoredOutcome(this.kernel, row.id);
+    return storedOutcome(this.kernel, row);
+  }
+
+  private async execute(run: ActiveRun, call: MethodCall, resumed: boolean): Promise<RunOutcome> {
+    this.active.set(run.runId, run);
+    try {
+      return await this.kernel.executor.execute(run, call, resumed);
+    } finally {
+      if (this.active.get(run.runId) === run) this.active.delete(run.runId);
+    }
   }
 
   private assertSameRun(

@@ -8,9 +8,20 @@ export interface WaymarkEvents {
   'run.completed': { runId: string; workflow: string };
   'run.failed': { runId: string; workflow: string; error: unknown };
   'run.needs_attention': { runId: string; workflow: string; error: unknown };
+  /** Released until `wakeAt` (a long backoff, a timer, a signal): no process holds it. */
+  'run.waiting': { runId: string; workflow: string; wakeAt: number };
   'step.started': { runId: string; seq: number; step: string };
   'step.completed': { runId: string; seq: number; step: string; durationMs: number };
   'step.failed': { runId: string; seq: number; step: string; durationMs: number; error: unknown };
+  /** An attempt failed with a transient error; the next one is due after `delayMs`. */
+  'step.retrying': {
+    runId: string;
+    seq: number;
+    step: string;
+    attempt: number;
+    delayMs: number;
+    error: unknown;
+  };
   /** A step whose outcome was already stored: its body did not run. */
   'step.replayed': { runId: string; seq: number; step: string; status: 'completed' | 'failed' };
 }

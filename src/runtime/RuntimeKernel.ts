@@ -1,5 +1,6 @@
 import type { DependencyContainer } from 'tsyringe';
 import type { Codec } from '../store/Codec';
+import type { RunControl } from '../store/RunControl';
 import type { RunQueries } from '../store/RunQueries';
 import type { RunStore } from '../store/RunStore';
 import type { Clock } from './Clock';
@@ -21,6 +22,7 @@ export const RUNTIME_KERNEL = Symbol.for('waymark:RuntimeKernel');
 export interface RuntimeKernel {
   readonly store: RunStore;
   readonly queries: RunQueries;
+  readonly control: RunControl;
   readonly codec: Codec;
   readonly clock: Clock;
   readonly events: RuntimeEvents;
@@ -29,6 +31,8 @@ export interface RuntimeKernel {
   readonly logger: Logger;
   readonly workerId: string;
   readonly leaseMs: number;
+  /** Waits longer than this release the run (`waiting`) instead of holding the process. */
+  readonly durableDelayMs: number;
   /** When this runtime started: runs created earlier by others are recoverable. */
   readonly startedAt: number;
   /** The container workflow classes are resolved from (a child of the user's). */

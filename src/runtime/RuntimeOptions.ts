@@ -23,6 +23,11 @@ export interface RuntimeOptions {
   clock?: Clock;
   /** Where warnings go; default `console` for warnings and errors only. */
   logger?: Logger;
+  /**
+   * A retry delay longer than this does not hold the process: the run goes to `waiting`
+   * and is resumed when due. Default `'30s'`.
+   */
+  durableDelayThreshold?: Duration;
   /** Apply waymark's pending migrations at start; default `true`. */
   migrate?: boolean;
   /** Largest stored value (arguments, a result, an error) in bytes; default 1 MiB. */

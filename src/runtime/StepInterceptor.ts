@@ -7,19 +7,21 @@ import { SerializationError } from '../errors/SerializationError';
 import type { StepRow } from '../store/rows';
 import type { ActiveRun } from './ActiveRun';
 import { encodeError } from './errorSnapshot';
+import type { Settled } from './invokeAttempt';
 import { isProcessAbort } from './processAbort';
-import { RunScope } from './RunScope';
+import type { RunOutcome } from './RunOutcome';
+import { unwrapOutcome } from './RunOutcome';
+import type { RunScope } from './RunScope';
 import { RUNTIME_KERNEL, type RuntimeKernel } from './RuntimeKernel';
+import { StepAttempts } from './StepAttempts';
 import type { StepHookPoint } from './StepHooks';
 import type { MethodCall } from './WorkflowCall';
-import { unwrapOutcome, type RunOutcome } from './RunOutcome';
-
-type Settled = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 /**
  * Runs every `@Step` call inside a run as a short fixed sequence: next sequence number →
- * recorded outcome? → name check → body → one checkpoint write. Resolved from the
- * container, so an application can register a subclass (for tracing, say) in its place.
+ * recorded outcome? → name check → attempts (retry with backoff, timeout) → one checkpoint
+ * write. Resolved from the container, so an application can register a subclass (for
+ * tracing, say) in its place.
  *
  * @example
  * ```ts
@@ -34,7 +36,11 @@ type Settled = { ok: true; value: unknown } | { ok: false; error: unknown };
  */
 @injectable()
 export class StepInterceptor {
-  constructor(@inject(RUNTIME_KERNEL) protected readonly kernel: RuntimeKernel) {}
+  private readonly attempts: StepAttempts;
+
+  constructor(@inject(RUNTIME_KERNEL) protected readonly kernel: RuntimeKernel) {
+    this.attempts = new StepAttempts(kernel);
+  }
 
   /** A `@Step` called at the top level of a run. Takes its seq synchronously. */
   interceptStep(scope: RunScope, call: MethodCall): Promise<unknown> {
@@ -45,7 +51,7 @@ export class StepInterceptor {
   /** A `@Workflow` called outside any run: start, resume or read back that run. */
   async interceptWorkflow(call: MethodCall): Promise<unknown> {
     const launch = await this.kernel.launcher.launch(call);
-    return unwrapOutcome(await launch.outcome);
+    return unwrapOutcome(await this.kernel.launcher.awaitOutcome(launch.runId, launch.outcome));
   }
 
   /** A `@Workflow` called inside a run: a child run, memoized in the parent like a step. */
@@ -60,13 +66,13 @@ export class StepInterceptor {
    */
   recordValue<T>(scope: RunScope, name: string, produce: () => T): T {
     const { run } = scope;
-    if (run.halted) throw run.halted.error;
+    run.assertRunnable();
     const seq = run.nextSeq();
     const recorded = run.history.get(seq);
     if (recorded) return this.replay(run, seq, name, recorded) as T;
     const value = produce();
     const now = this.kernel.clock.now();
-    const { row, settled } = this.row(run, seq, name, { ok: true, value }, now, now);
+    const { row, settled } = this.row(run, seq, name, { ok: true, value }, 1, now, now);
     if (!settled.ok) throw settled.error;
     run.track(this.record(run, row));
     return value;
@@ -79,65 +85,74 @@ export class StepInterceptor {
 
   private async step(scope: RunScope, seq: number, call: MethodCall): Promise<unknown> {
     const { run } = scope;
-    const name = call.policies.step!.name;
-    if (run.halted) throw run.halted.error;
+    const step = call.policies.step!;
+    run.assertRunnable();
     validateClassPolicies(call.declaringClass);
     const recorded = run.history.get(seq);
-    if (recorded) return this.replay(run, seq, name, recorded);
+    if (recorded) return this.replay(run, seq, step.name, recorded);
 
     const { hooks, clock, events } = this.kernel;
     const point: StepHookPoint = {
       runId: run.runId,
       seq,
-      step: name,
+      step: step.name,
       target: qualifiedName(call.policies),
     };
     hooks.beforeStep?.(point);
     await run.flush();
-    this.kernel.lifecycle.assertAlive(`run step "${name}"`);
     const startedAt = clock.now();
-    events.emit('step.started', { runId: run.runId, seq, step: name });
-    hooks.onExecute?.(point);
-    const stepScope = scope.inStep({
-      seq,
-      name,
-      idempotencyKey: `${run.runId}:${seq}`,
-      attempt: 1,
-      signal: new AbortController().signal,
+    events.emit('step.started', { runId: run.runId, seq, step: step.name });
+    const idempotencyKey = `${run.runId}:${seq}`;
+    const outcome = await this.attempts.run({
+      run,
+      point,
+      policy: call.policies.retry,
+      timeoutMs: step.timeoutMs,
+      body: (attempt, signal) =>
+        this.invokeBody(
+          scope.inStep({ seq, name: step.name, idempotencyKey, attempt, signal }),
+          call,
+        ),
     });
-    const settled = await this.invokeBody(stepScope, call).then(
-      (value): Settled => ({ ok: true, value }),
-      (error: unknown): Settled => ({ ok: false, error }),
-    );
-    if (!settled.ok && isProcessAbort(settled.error)) throw settled.error;
-    this.kernel.lifecycle.assertAlive(`record step "${name}"`);
+    this.kernel.lifecycle.assertAlive(`record step "${step.name}"`);
     hooks.afterEffect?.(point);
+    if (outcome.park) return this.park(run, seq, outcome);
 
-    const outcome = this.row(run, seq, name, settled, startedAt, clock.now());
-    const stored = await this.record(run, outcome.row);
+    const result = this.row(run, seq, step.name, outcome, outcome.attempts, startedAt, clock.now());
+    const stored = await this.record(run, result.row);
     hooks.afterCommit?.(point);
-    if (stored !== outcome.row) return this.replay(run, seq, name, stored);
+    if (stored !== result.row) return this.replay(run, seq, step.name, stored);
     const durationMs = stored.finishedAt! - stored.startedAt;
-    if (outcome.settled.ok) {
-      events.emit('step.completed', { runId: run.runId, seq, step: name, durationMs });
-      return outcome.settled.value;
+    if (result.settled.ok) {
+      events.emit('step.completed', { runId: run.runId, seq, step: step.name, durationMs });
+      return result.settled.value;
     }
-    const { error } = outcome.settled;
-    events.emit('step.failed', { runId: run.runId, seq, step: name, durationMs, error });
+    const { error } = result.settled;
+    events.emit('step.failed', { runId: run.runId, seq, step: step.name, durationMs, error });
+    throw error;
+  }
+
+  /** Parks the run at this step for an operator (`retry`, `resolveStep`, `cancel`). */
+  private async park(run: ActiveRun, seq: number, outcome: Settled): Promise<never> {
+    const error = (outcome as { error: unknown }).error;
+    const { store, clock, codec } = this.kernel;
+    await store.parkRun(run.runId, run.epoch, seq, encodeError(codec, error), clock.now());
+    run.halt(error, 'parked');
     throw error;
   }
 
   private async child(scope: RunScope, seq: number, call: MethodCall): Promise<unknown> {
     const { run } = scope;
     const workflow = call.policies.workflow!;
-    if (run.halted) throw run.halted.error;
+    run.assertRunnable();
     const recorded = run.history.get(seq);
     if (recorded) return this.replay(run, seq, workflow.name, recorded);
     await run.flush();
     const startedAt = this.kernel.clock.now();
     const runId = workflow.id ? undefined : `${run.runId}/${seq}`;
-    const launch = await this.kernel.launcher.launch(call, { runId, parentRunId: run.runId });
-    const outcome: RunOutcome = await launch.outcome;
+    const { launcher } = this.kernel;
+    const launch = await launcher.launch(call, { runId, parentRunId: run.runId });
+    const outcome: RunOutcome = await launcher.awaitOutcome(launch.runId, launch.outcome);
     if (outcome.status === 'needs_attention') {
       run.halt(outcome.error, 'needs_attention');
       throw outcome.error;
@@ -145,8 +160,16 @@ export class StepInterceptor {
     const settled: Settled =
       outcome.status === 'completed'
         ? { ok: true, value: outcome.result }
-        : { ok: false, error: outcome.error };
-    const result = this.row(run, seq, workflow.name, settled, startedAt, this.kernel.clock.now());
+        : { ok: false, error: (outcome as { error: unknown }).error };
+    const result = this.row(
+      run,
+      seq,
+      workflow.name,
+      settled,
+      1,
+      startedAt,
+      this.kernel.clock.now(),
+    );
     const stored = await this.record(run, result.row);
     if (stored !== result.row) return this.replay(run, seq, workflow.name, stored);
     if (result.settled.ok) return result.settled.value;
@@ -163,8 +186,9 @@ export class StepInterceptor {
     const { codec, events } = this.kernel;
     events.emit('step.replayed', { runId: run.runId, seq, step: name, status: recorded.status });
     try {
-      if (recorded.status === 'completed')
+      if (recorded.status === 'completed') {
         return codec.decode(recorded.output ?? '', `step #${seq} "${name}" result`);
+      }
       throw codec.decode(recorded.output ?? '', `step #${seq} "${name}" error`);
     } catch (error) {
       if (error instanceof CorruptValueError) run.halt(error, 'needs_attention');
@@ -185,10 +209,11 @@ export class StepInterceptor {
     seq: number,
     name: string,
     settled: Settled,
+    attempts: number,
     startedAt: number,
     finishedAt: number,
   ): { row: StepRow; settled: Settled } {
-    const base = { runId: run.runId, seq, name, attempts: 1, startedAt, finishedAt };
+    const base = { runId: run.runId, seq, name, attempts, startedAt, finishedAt };
     const { codec } = this.kernel;
     if (settled.ok) {
       try {
@@ -199,6 +224,7 @@ export class StepInterceptor {
         settled = { ok: false, error };
       }
     }
+    if (isProcessAbort(settled.error)) throw settled.error;
     const output = encodeError(codec, settled.error);
     return { row: { ...base, status: 'failed', output }, settled };
   }

@@ -8,6 +8,7 @@ import { parseDuration } from '../policies/Duration';
 import { Codec } from '../store/Codec';
 import { Migrator } from '../store/Migrator';
 import { openDataSource } from '../store/openDataSource';
+import { RunControl } from '../store/RunControl';
 import { RunQueries } from '../store/RunQueries';
 import { RunStore } from '../store/RunStore';
 import { SystemClock } from './Clock';
@@ -66,6 +67,7 @@ export async function createRuntime<R extends WaymarkRuntime = WaymarkRuntime>(
   const kernel = {
     store,
     queries: new RunQueries(store, codec),
+    control: new RunControl(opened.dataSource, lifecycle),
     codec,
     clock: settings.clock,
     events: new RuntimeEvents(settings.logger),
@@ -74,6 +76,7 @@ export async function createRuntime<R extends WaymarkRuntime = WaymarkRuntime>(
     logger: settings.logger,
     workerId: settings.workerId,
     leaseMs: settings.leaseMs,
+    durableDelayMs: settings.durableDelayMs,
     startedAt: settings.clock.now(),
     container: userContainer,
   } as Partial<Mutable<RuntimeKernel>> as Mutable<RuntimeKernel>;
@@ -125,6 +128,10 @@ function resolveSettings(options: RuntimeOptions) {
     maxValueBytes,
     workerId,
     leaseMs: parseDuration(options.leaseDuration ?? '30s', 'Waymark.create(): leaseDuration'),
+    durableDelayMs: parseDuration(
+      options.durableDelayThreshold ?? '30s',
+      'Waymark.create(): durableDelayThreshold',
+    ),
     clock: options.clock ?? new SystemClock(),
     logger: options.logger ?? quietConsoleLogger,
     migrate: options.migrate ?? true,

@@ -3,7 +3,9 @@ import type { DataSource } from 'typeorm';
 import type { DependencyContainer } from 'tsyringe';
 import { readMethodPolicies, type MethodPolicies } from '../decorators/metadata';
 import { validateClassPolicies } from '../decorators/validateClassPolicies';
+import { RunCancelledError } from '../errors/RunCancelledError';
 import { WorkflowNotRegisteredError } from '../errors/WorkflowNotRegisteredError';
+import type { Claim } from '../store/RunControl';
 import type { ListRunsOptions, RunPage, StepRecord } from '../store/RunQueries';
 import type { Disposable } from './Disposable';
 import type { Lifecycle } from './Lifecycle';
@@ -114,17 +116,79 @@ export class WaymarkRuntime {
   }
 
   /**
-   * Resumes every run another process left `running` before this runtime started (a
-   * process that crashed or was killed). Returns a handle per resumed run.
+   * Resumes every run this process should pick up: runs another process left `running`
+   * before this runtime started (it crashed or was killed), and `waiting` runs that are due.
+   * Returns a handle per resumed run.
    */
   async recover(): Promise<RunHandle[]> {
-    const { store, workerId, startedAt, launcher } = this.kernel;
+    const { store, workerId, startedAt, launcher, clock } = this.kernel;
     const handles: RunHandle[] = [];
-    for (const row of await store.findAbandoned(workerId, startedAt, RECOVER_BATCH)) {
+    for (const row of await store.findRecoverable(
+      workerId,
+      startedAt,
+      clock.now(),
+      RECOVER_BATCH,
+    )) {
       const launch = await launcher.resumeStored(row);
       handles.push(new RunHandle(launch.runId, this.kernel));
     }
     return handles;
+  }
+
+  /**
+   * Puts a `failed` or `needs_attention` run back to work, here and now: the step that
+   * stopped it is attempted again with a fresh retry budget (a run stopped by
+   * `NonDeterminismError` resumes on the code deployed now).
+   *
+   * @example
+   * ```ts
+   * const handle = await runtime.retry('po-1234');
+   * await handle.result();
+   * ```
+   */
+  async retry<T = unknown>(runId: string): Promise<RunHandle<T>> {
+    const epoch = await this.kernel.control.retry(runId, this.claim());
+    this.executeInBackground(runId, epoch);
+    return new RunHandle<T>(runId, this.kernel);
+  }
+
+  /**
+   * Records what an operator found out as the outcome of the step a parked run waits at
+   * (`onExhausted: 'intervene'`, `onUnknown: 'intervene'`), and continues the run here.
+   *
+   * @example
+   * ```ts
+   * await runtime.resolveStep('po-1234', { receiptId: 'R-889' }); // the ERP did accept it
+   * ```
+   */
+  async resolveStep<T = unknown>(runId: string, value: unknown): Promise<RunHandle<T>> {
+    const output = this.kernel.codec.encode(value, 'value');
+    const epoch = await this.kernel.control.resolveStep(runId, output, this.claim());
+    this.executeInBackground(runId, epoch);
+    return new RunHandle<T>(runId, this.kernel);
+  }
+
+  /**
+   * Ends a run that has not ended. A process executing it stops at its next step
+   * boundary (here at once: the running step's `ctx.signal` aborts) and writes nothing more.
+   */
+  async cancel(runId: string, reason?: string): Promise<void> {
+    const error = new RunCancelledError(runId, reason);
+    await this.kernel.control.cancel(
+      runId,
+      this.kernel.codec.encode(error, 'error'),
+      this.kernel.clock.now(),
+    );
+    this.kernel.launcher.cancelLocal(runId, error);
+  }
+
+  private claim(): Claim {
+    const now = this.kernel.clock.now();
+    return { owner: this.kernel.workerId, leaseUntil: now + this.kernel.leaseMs, now };
+  }
+
+  private executeInBackground(runId: string, epoch: number): void {
+    this.kernel.launcher.adoptClaimed(runId, epoch);
   }
 
   /** Checks the decorators of classes up front; misuse throws a `ConfigurationError`. */

@@ -2,6 +2,7 @@ import { LeaseLostError } from '../errors/LeaseLostError';
 import { RuntimeClosedError } from '../errors/RuntimeClosedError';
 import { SimulatedCrash } from '../errors/SimulatedCrash';
 import { StoreUnavailableError } from '../errors/StoreUnavailableError';
+import { RunSuspended } from './RunSuspended';
 
 /**
  * Errors that stop this process's work on a run without being the run's outcome: nothing
@@ -12,6 +13,7 @@ export function isProcessAbort(error: unknown): boolean {
     error instanceof SimulatedCrash ||
     error instanceof LeaseLostError ||
     error instanceof RuntimeClosedError ||
-    error instanceof StoreUnavailableError
+    error instanceof StoreUnavailableError ||
+    error instanceof RunSuspended
   );
 }

@@ -1,4 +1,5 @@
 import { RunNotFoundError } from '../errors/RunNotFoundError';
+import type { RunRow } from '../store/rows';
 import { isTerminalStatus } from '../store/RunStatus';
 import type { RunOutcome } from './RunOutcome';
 import type { RuntimeKernel } from './RuntimeKernel';
@@ -7,30 +8,41 @@ const FIRST_POLL_MS = 50;
 const MAX_POLL_MS = 1000;
 
 /**
- * Polls the store until a run that another process executes reaches a terminal status.
- * Uses real timers: the wait is for another process, not for workflow time.
+ * Polls the store until a run that another process executes ends, or is released to
+ * `waiting` (the caller may then resume it when due). A run parked in `needs_attention`
+ * elsewhere is waited for: an operator may still resolve it. Uses real timers: the wait
+ * is for another process, not for workflow time.
  */
 export async function waitForStoredOutcome(
   kernel: RuntimeKernel,
   runId: string,
 ): Promise<RunOutcome> {
-  const { store, codec, lifecycle } = kernel;
+  const { store, lifecycle } = kernel;
   for (let delay = FIRST_POLL_MS; ; delay = Math.min(delay * 2, MAX_POLL_MS)) {
     lifecycle.assertAlive(`wait for run "${runId}"`);
     const row = await store.loadRun(runId);
     if (!row) throw new RunNotFoundError(runId);
-    if (row.status === 'completed') {
-      return {
-        status: 'completed',
-        result: codec.decode(row.result ?? '', `run "${runId}" result`),
-      };
-    }
-    if (isTerminalStatus(row.status)) {
-      return {
-        status: row.status as 'failed' | 'cancelled',
-        error: codec.decode(row.error ?? '', `run "${runId}" error`),
-      };
+    if (isTerminalStatus(row.status)) return storedOutcome(kernel, row);
+    if (row.status === 'waiting' && row.wakeAt !== null) {
+      return { status: 'waiting', wakeAt: row.wakeAt };
     }
     await new Promise((resolve) => setTimeout(resolve, delay));
   }
+}
+
+/** The outcome a stored run records (terminal, parked, or waiting until a time). */
+export function storedOutcome(kernel: RuntimeKernel, row: RunRow): RunOutcome {
+  const { codec } = kernel;
+  if (row.status === 'completed') {
+    return {
+      status: 'completed',
+      result: codec.decode(row.result ?? '', `run "${row.id}" result`),
+    };
+  }
+  if (row.status === 'waiting' && row.wakeAt !== null)
+    return { status: 'waiting', wakeAt: row.wakeAt };
+  return {
+    status: row.status as 'failed' | 'cancelled' | 'needs_attention',
+    error: codec.decode(row.error ?? '', `run "${row.id}" error`),
+  };
 }

@@ -10,13 +10,16 @@ import type { RunStore } from './RunStore';
 export interface StepRecord {
   seq: number;
   name: string;
-  status: 'completed' | 'failed';
+  /** `retrying`: failed attempts stored, the next one due; `parked`: waiting for an operator. */
+  status: 'completed' | 'failed' | 'retrying' | 'parked';
   attempts: number;
   startedAt: Date;
   finishedAt: Date | null;
   durationMs: number | null;
-  /** For a failed step: what it threw. */
+  /** For a failed, retrying or parked step: what it (last) threw. */
   error?: { name: string; message: string; code?: string };
+  /** For a retrying step: when its next attempt is due. */
+  nextAttemptAt?: Date;
 }
 
 /** A run as listed by {@link RunQueries.list}. */
@@ -27,6 +30,10 @@ export interface RunSummary {
   status: RunStatus;
   owner: string | null;
   parentRunId: string | null;
+  /** For a `waiting` run: when it is due. */
+  wakeAt: Date | null;
+  /** For a parked run: the step it waits at. */
+  parkedSeq: number | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -49,7 +56,7 @@ export interface RunPage {
 }
 
 const SUMMARY_COLUMNS =
-  'id, workflow, version, status, owner, parent_run_id, created_at, updated_at';
+  'id, workflow, version, status, owner, parent_run_id, wake_at, parked_seq, created_at, updated_at';
 
 /** Read-only queries for operators: listing runs and reading a history. */
 export class RunQueries {
@@ -58,13 +65,18 @@ export class RunQueries {
     private readonly codec: Codec,
   ) {}
 
+  /**
+   * The run's steps in sequence order: recorded outcomes, and steps still being retried or
+   * parked (their failed attempts stored, no outcome yet).
+   */
   async history(runId: string): Promise<StepRecord[]> {
-    const [run, steps] = await Promise.all([
+    const [run, history] = await Promise.all([
       this.store.loadRun(runId),
       this.store.loadHistory(runId),
     ]);
     if (!run) throw new RunNotFoundError(runId);
-    return steps.map((step) => {
+    const records = new Map<number, StepRecord>();
+    for (const step of history.steps) {
       const record: StepRecord = {
         seq: step.seq,
         name: step.name,
@@ -74,10 +86,30 @@ export class RunQueries {
         finishedAt: step.finishedAt === null ? null : new Date(step.finishedAt),
         durationMs: step.finishedAt === null ? null : step.finishedAt - step.startedAt,
       };
-      if (step.status === 'failed')
+      if (step.status === 'failed') {
         record.error = this.errorSummary(step.output, `step #${step.seq} error`);
-      return record;
-    });
+      }
+      records.set(step.seq, record);
+    }
+    for (const attempt of history.attempts) {
+      if (records.get(attempt.seq)?.finishedAt || attempt.status !== 'failed') continue;
+      const previous = records.get(attempt.seq);
+      records.set(attempt.seq, {
+        seq: attempt.seq,
+        name: attempt.name,
+        status: run.parkedSeq === attempt.seq ? 'parked' : 'retrying',
+        attempts: (previous?.attempts ?? 0) + 1,
+        startedAt: previous?.startedAt ?? new Date(attempt.failedAt),
+        finishedAt: null,
+        durationMs: null,
+        error: this.errorSummary(
+          attempt.error,
+          `attempt ${attempt.attempt} of step #${attempt.seq} error`,
+        ),
+        ...(attempt.nextAt === null ? {} : { nextAttemptAt: new Date(attempt.nextAt) }),
+      });
+    }
+    return [...records.values()].sort((a, b) => a.seq - b.seq);
   }
 
   async list(options: ListRunsOptions = {}): Promise<RunPage> {
@@ -149,7 +181,8 @@ export class RunQueries {
   }
 }
 
-function summarize(row: RunRow): RunSummary {
+/** The public summary of a stored run. */
+export function summarize(row: RunRow): RunSummary {
   return {
     runId: row.id,
     workflow: row.workflow,
@@ -157,6 +190,8 @@ function summarize(row: RunRow): RunSummary {
     status: row.status,
     owner: row.owner,
     parentRunId: row.parentRunId,
+    wakeAt: row.wakeAt === null ? null : new Date(row.wakeAt),
+    parkedSeq: row.parkedSeq,
     createdAt: new Date(row.createdAt),
     updatedAt: new Date(row.updatedAt),
   };

@@ -3,9 +3,22 @@ import { LeaseLostError } from '../errors/LeaseLostError';
 import { StoreUnavailableError } from '../errors/StoreUnavailableError';
 import type { Lifecycle } from '../runtime/Lifecycle';
 import { dialectOf, isDuplicateKey, type DialectName } from './Dialect';
-import { toRunRow, toStepRow, type RunRow, type StepRow } from './rows';
+import {
+  toAttemptRow,
+  toRunRow,
+  toStepRow,
+  type AttemptRow,
+  type RunRow,
+  type StepRow,
+} from './rows';
 import type { RunStatus } from './RunStatus';
 import { statementsFor, type Statements } from './statements';
+
+/** A run's stored history: step outcomes and failed attempts, each in sequence order. */
+export interface RunHistory {
+  steps: StepRow[];
+  attempts: AttemptRow[];
+}
 
 /** The terminal or parked state a run is finished with. */
 export interface RunFinish {
@@ -77,12 +90,18 @@ export class RunStore {
     return affected === 1;
   }
 
-  /** The run's whole step history, in sequence order, in one query. */
-  async loadHistory(runId: string): Promise<StepRow[]> {
+  /** The run's whole history (step outcomes and failed attempts), in one query. */
+  async loadHistory(runId: string): Promise<RunHistory> {
     const { records } = await this.exec(`read history of run "${runId}"`, this.sql.selectHistory, [
       runId,
+      runId,
     ]);
-    return records.map((raw: Record<string, unknown>) => toStepRow(runId, raw));
+    const history: RunHistory = { steps: [], attempts: [] };
+    for (const raw of records as Array<Record<string, unknown>>) {
+      if (raw.kind === 'step') history.steps.push(toStepRow(runId, raw));
+      else history.attempts.push(toAttemptRow(runId, raw));
+    }
+    return history;
   }
 
   async loadStep(runId: string, seq: number): Promise<StepRow | undefined> {
@@ -137,11 +156,69 @@ export class RunStore {
     if (affected !== 1) throw new LeaseLostError(runId, epoch);
   }
 
-  /** Runs left `running` by another owner, created before `createdBefore`. */
-  async findAbandoned(notOwner: string, createdBefore: number, limit: number): Promise<RunRow[]> {
-    const { records } = await this.exec('find abandoned runs', this.sql.selectAbandoned, [
+  /** Records a failed attempt (or a budget reset) of the step at `attempt.seq`. */
+  async insertAttempt(attempt: AttemptRow, epoch: number): Promise<void> {
+    const { affected } = await this.exec(
+      `record attempt ${attempt.attempt} of step #${attempt.seq} of run "${attempt.runId}"`,
+      this.sql.insertAttempt,
+      [
+        attempt.seq,
+        attempt.attempt,
+        attempt.name,
+        attempt.status,
+        attempt.error,
+        attempt.failedAt,
+        attempt.nextAt,
+        attempt.runId,
+        epoch,
+      ],
+    );
+    if (affected !== 1) throw new LeaseLostError(attempt.runId, epoch);
+  }
+
+  /** Releases the run to `waiting` until `wakeAt`; any process may resume it then. */
+  async suspendRun(runId: string, epoch: number, wakeAt: number, now: number): Promise<void> {
+    const { affected } = await this.exec(`suspend run "${runId}"`, this.sql.suspendRun, [
+      wakeAt,
+      now,
+      runId,
+      epoch,
+    ]);
+    if (affected !== 1) throw new LeaseLostError(runId, epoch);
+  }
+
+  /** Parks the run in `needs_attention` at step `seq` for an operator. */
+  async parkRun(
+    runId: string,
+    epoch: number,
+    seq: number,
+    error: string,
+    now: number,
+  ): Promise<void> {
+    const { affected } = await this.exec(`park run "${runId}"`, this.sql.parkRun, [
+      error,
+      seq,
+      now,
+      runId,
+      epoch,
+    ]);
+    if (affected !== 1) throw new LeaseLostError(runId, epoch);
+  }
+
+  /**
+   * Runs to resume: left `running` by another owner and created before `createdBefore`
+   * (their process died), or `waiting` and due by `now`.
+   */
+  async findRecoverable(
+    notOwner: string,
+    createdBefore: number,
+    now: number,
+    limit: number,
+  ): Promise<RunRow[]> {
+    const { records } = await this.exec('find runs to recover', this.sql.selectRecoverable, [
       notOwner,
       createdBefore,
+      now,
       limit,
     ]);
     return records.map(toRunRow);

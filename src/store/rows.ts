@@ -14,6 +14,8 @@ export interface RunRow {
   leaseExpiresAt: number | null;
   wakeAt: number | null;
   parentRunId: string | null;
+  /** The step a `needs_attention` run is parked at, for `retry()` and `resolveStep()`. */
+  parkedSeq: number | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -32,6 +34,24 @@ export interface StepRow {
   attempts: number;
   startedAt: number;
   finishedAt: number | null;
+}
+
+/**
+ * A failed attempt of a retried step (written only when an attempt fails), or a `reset`
+ * marker from `retry()` that gives the step a fresh budget.
+ */
+export interface AttemptRow {
+  runId: string;
+  seq: number;
+  attempt: number;
+  /** The step's name, as its outcome row will carry it. */
+  name: string;
+  status: 'failed' | 'reset';
+  /** The encoded error of a failed attempt. */
+  error: string | null;
+  failedAt: number;
+  /** When the next attempt is due; null when none is scheduled (parked, or a reset). */
+  nextAt: number | null;
 }
 
 type Raw = Record<string, unknown>;
@@ -61,6 +81,7 @@ export function toRunRow(raw: Raw): RunRow {
     leaseExpiresAt: numOrNull(raw.lease_expires_at),
     wakeAt: numOrNull(raw.wake_at),
     parentRunId: strOrNull(raw.parent_run_id),
+    parkedSeq: numOrNull(raw.parked_seq),
     createdAt: num(raw.created_at),
     updatedAt: num(raw.updated_at),
   };
@@ -77,5 +98,19 @@ export function toStepRow(runId: string, raw: Raw): StepRow {
     attempts: num(raw.attempts),
     startedAt: num(raw.started_at),
     finishedAt: numOrNull(raw.finished_at),
+  };
+}
+
+/** Maps an attempt row of the history query (see `statements.selectHistory`). */
+export function toAttemptRow(runId: string, raw: Raw): AttemptRow {
+  return {
+    runId,
+    seq: num(raw.seq),
+    attempt: num(raw.attempt),
+    name: String(raw.name),
+    status: String(raw.status) as AttemptRow['status'],
+    error: strOrNull(raw.output),
+    failedAt: num(raw.started_at),
+    nextAt: numOrNull(raw.finished_at),
   };
 }

@@ -1,8 +1,10 @@
 import type { DialectName } from './Dialect';
 
-const RUN_COLUMNS =
+const INSERTED_RUN_COLUMNS =
   'id, workflow, version, status, args, result, error, owner, epoch, lease_expires_at, ' +
   'wake_at, parent_run_id, created_at, updated_at';
+const RUN_COLUMNS = `${INSERTED_RUN_COLUMNS}, parked_seq`;
+const STEP_COLUMNS = 'seq, name, status, output, attempts, started_at, finished_at';
 
 /**
  * Every SQL statement on the hot path, written once with `?` placeholders and adapted to
@@ -15,7 +17,7 @@ export function statementsFor(dialect: DialectName) {
   const lockShared = pg ? ' FOR SHARE' : '';
   return {
     insertRun: numbered(
-      `INSERT INTO waymark_runs (${RUN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO waymark_runs (${INSERTED_RUN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       pg,
     ),
     selectRun: numbered(`SELECT ${RUN_COLUMNS} FROM waymark_runs WHERE id = ?`, pg),
@@ -29,14 +31,16 @@ export function statementsFor(dialect: DialectName) {
         `lease_expires_at = NULL, updated_at = ? WHERE id = ? AND epoch = ?`,
       pg,
     ),
+    // Steps and failed attempts in one query, so a resume costs one read for its history.
     selectHistory: numbered(
-      'SELECT seq, name, status, output, attempts, started_at, finished_at ' +
-        'FROM waymark_steps WHERE run_id = ? ORDER BY seq',
+      `SELECT 'step' AS kind, ${STEP_COLUMNS}, 0 AS attempt FROM waymark_steps WHERE run_id = ? ` +
+        "UNION ALL SELECT 'attempt' AS kind, seq, name, status, error AS output, 0 AS attempts, " +
+        'failed_at AS started_at, next_at AS finished_at, attempt FROM waymark_attempts WHERE run_id = ? ' +
+        'ORDER BY seq, attempt',
       pg,
     ),
     selectStep: numbered(
-      'SELECT seq, name, status, output, attempts, started_at, finished_at ' +
-        'FROM waymark_steps WHERE run_id = ? AND seq = ?',
+      `SELECT ${STEP_COLUMNS} FROM waymark_steps WHERE run_id = ? AND seq = ?`,
       pg,
     ),
     // The epoch condition fences a process that lost the run: its write inserts nothing.
@@ -47,9 +51,28 @@ export function statementsFor(dialect: DialectName) {
         `FROM waymark_runs WHERE id = ? AND epoch = ?${lockShared}`,
       pg,
     ),
-    selectAbandoned: numbered(
-      `SELECT ${RUN_COLUMNS} FROM waymark_runs WHERE status = 'running' ` +
-        `AND (owner IS NULL OR owner <> ?) AND created_at < ? ORDER BY created_at LIMIT ?`,
+    insertAttempt: numbered(
+      'INSERT INTO waymark_attempts (run_id, seq, attempt, name, status, error, failed_at, next_at) ' +
+        `SELECT id, ${typed('integer')}, ${typed('integer')}, ${typed('varchar')}, ${typed('varchar')}, ${typed('text')}, ` +
+        `${typed('bigint')}, ${typed('bigint')} FROM waymark_runs WHERE id = ? AND epoch = ?${lockShared}`,
+      pg,
+    ),
+    // Releases the run until `wake_at`: no owner, no lease, nothing of it held in memory.
+    suspendRun: numbered(
+      "UPDATE waymark_runs SET status = 'waiting', wake_at = ?, owner = NULL, lease_expires_at = NULL, " +
+        'updated_at = ? WHERE id = ? AND epoch = ?',
+      pg,
+    ),
+    parkRun: numbered(
+      "UPDATE waymark_runs SET status = 'needs_attention', error = ?, parked_seq = ?, owner = NULL, " +
+        'lease_expires_at = NULL, updated_at = ? WHERE id = ? AND epoch = ?',
+      pg,
+    ),
+    // Left running by another owner before we started (a dead process), or waiting and due.
+    selectRecoverable: numbered(
+      `SELECT ${RUN_COLUMNS} FROM waymark_runs WHERE (status = 'running' ` +
+        `AND (owner IS NULL OR owner <> ?) AND created_at < ?) OR (status = 'waiting' AND wake_at <= ?) ` +
+        'ORDER BY created_at LIMIT ?',
       pg,
     ),
   };

@@ -15,6 +15,9 @@ import { StepTimeoutError } from '../errors/StepTimeoutError';
 import { StoreUnavailableError } from '../errors/StoreUnavailableError';
 import { WaymarkError } from '../errors/WaymarkError';
 import { WorkflowNotRegisteredError } from '../errors/WorkflowNotRegisteredError';
+import { InvalidRunStateError } from '../errors/InvalidRunStateError';
+import { RetriesExhaustedError } from '../errors/RetriesExhaustedError';
+import { RunCancelledError } from '../errors/RunCancelledError';
 import { registerErrorClasses } from './ErrorClassRegistry';
 
 // waymark's own errors read back as their classes, so a replayed failure still matches
@@ -37,4 +40,7 @@ registerErrorClasses(
   StepTimeoutError,
   StoreUnavailableError,
   WorkflowNotRegisteredError,
+  InvalidRunStateError,
+  RetriesExhaustedError,
+  RunCancelledError,
 );

@@ -3,11 +3,14 @@ import { SimulatedCrash } from '../errors/SimulatedCrash';
 import type { Lifecycle } from '../runtime/Lifecycle';
 import type { RuntimeKernel } from '../runtime/RuntimeKernel';
 import { WaymarkRuntime } from '../runtime/WaymarkRuntime';
+import type { Clock } from '../runtime/Clock';
 import type { CrashPlan } from './CrashPlan';
+import { FakeClock } from './FakeClock';
 import type { ExecutionLog } from './ExecutionLog';
 
 /** What a test runtime shares with the runtimes its restarts create. */
 export interface TestFamily {
+  readonly clock: Clock | undefined;
   readonly crash: CrashPlan;
   readonly executions: ExecutionLog;
   /** An in-memory database outlives its runtimes: it is the "disk" a restart finds. */
@@ -29,6 +32,19 @@ export class TestRuntime extends WaymarkRuntime {
     private readonly family: TestFamily,
   ) {
     super(kernel, owned, lifecycle);
+  }
+
+  /**
+   * The fake clock, with `createTestRuntime({ clock: 'fake' })`: `advance('7d')` fires
+   * every timer, backoff and timeout due by then.
+   */
+  get clock(): FakeClock {
+    if (!(this.family.clock instanceof FakeClock)) {
+      throw new TypeError(
+        "this test runtime has no fake clock: createTestRuntime({ clock: 'fake' })",
+      );
+    }
+    return this.family.clock;
   }
 
   /** Crash rules; shared with restarted runtimes. */

@@ -4,14 +4,21 @@ import { Lifecycle } from '../runtime/Lifecycle';
 import type { RuntimeOptions } from '../runtime/RuntimeOptions';
 import type { StepHooks } from '../runtime/StepHooks';
 import { dataSourceOptionsFromUrl } from '../store/DatabaseUrl';
+import type { Clock } from '../runtime/Clock';
 import { CrashPlan } from './CrashPlan';
+import { FakeClock } from './FakeClock';
 import { ExecutionLog } from './ExecutionLog';
 import { TestRuntime, type TestFamily } from './TestRuntime';
 
 /** Options of {@link createTestRuntime}: runtime options with an in-memory default. */
-export interface TestRuntimeOptions extends Omit<RuntimeOptions, 'database' | 'hooks'> {
+export interface TestRuntimeOptions extends Omit<RuntimeOptions, 'database' | 'hooks' | 'clock'> {
   /** Default `'sqlite::memory:'`: a fresh database per test runtime family. */
   database?: RuntimeOptions['database'];
+  /**
+   * `'real'` (default), `'fake'` for a {@link FakeClock} that moves only on `advance()`, or
+   * any `Clock`. Restarted runtimes share it.
+   */
+  clock?: 'real' | 'fake' | Clock;
 }
 
 /**
@@ -32,14 +39,21 @@ export interface TestRuntimeOptions extends Omit<RuntimeOptions, 'database' | 'h
 export async function createTestRuntime(options: TestRuntimeOptions = {}): Promise<TestRuntime> {
   const database = options.database ?? 'sqlite::memory:';
   const sharedDataSource = isMemory(database) ? await openShared(database) : undefined;
+  const clock =
+    options.clock === 'fake'
+      ? new FakeClock()
+      : options.clock === 'real'
+        ? undefined
+        : options.clock;
   const family: TestFamily = {
+    clock,
     crash: new CrashPlan(),
     executions: new ExecutionLog(),
     sharedDataSource,
     latest: undefined,
-    restart: () => launch(family, { ...options, database: sharedDataSource ?? database }),
+    restart: () => launch(family, { ...options, clock, database: sharedDataSource ?? database }),
   };
-  return launch(family, { ...options, database: sharedDataSource ?? database });
+  return launch(family, { ...options, clock, database: sharedDataSource ?? database });
 }
 
 async function launch(family: TestFamily, options: RuntimeOptions): Promise<TestRuntime> {

@@ -3,6 +3,7 @@ import { installMatchers } from './matchers';
 export * from './createTestRuntime';
 export * from './CrashPlan';
 export * from './ExecutionLog';
+export * from './FakeClock';
 export { TestRuntime } from './TestRuntime';
 export { waymarkMatchers, installMatchers } from './matchers';
 export { SimulatedCrash, isSimulatedCrash } from '../errors/SimulatedCrash';

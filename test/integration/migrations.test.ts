@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { Migrator, Waymark, dataSourceOptionsFromUrl } from 'waymark';
+import { Migrator, Waymark, dataSourceOptionsFromUrl, waymarkMigrations } from 'waymark';
 import { ALL_BACKENDS, createTestDatabase, type TestDatabase } from '../support/databases';
 
 describe.each(ALL_BACKENDS.filter((b) => b !== 'sqlite'))('migrations on %s', (backend) => {
@@ -25,8 +25,10 @@ describe.each(ALL_BACKENDS.filter((b) => b !== 'sqlite'))('migrations on %s', (b
   it('applies each migration once, also when several processes start at once', async () => {
     const runtimes = await Promise.all([1, 2, 3].map(() => Waymark.create({ database: db.url })));
     await Promise.all(runtimes.map((r) => r.close()));
-    const applied = await withDataSource((ds) => ds.query('SELECT name FROM waymark_migrations'));
-    expect(applied).toEqual([{ name: 'M0001CreateRunsAndSteps' }]);
+    const applied = await withDataSource((ds) =>
+      ds.query('SELECT name FROM waymark_migrations ORDER BY name'),
+    );
+    expect(applied).toEqual(waymarkMigrations.map((M) => ({ name: new M().name })));
     await expect(withDataSource((ds) => new Migrator(ds).pending())).resolves.toEqual([]);
   });
 
@@ -39,9 +41,13 @@ describe.each(ALL_BACKENDS.filter((b) => b !== 'sqlite'))('migrations on %s', (b
     const runtime = await Waymark.create({ database: db.url });
     await runtime.close();
     const tables = await withDataSource((ds) =>
-      Promise.all(['waymark_runs', 'waymark_steps'].map((t) => ds.createQueryRunner().hasTable(t))),
+      Promise.all(
+        ['waymark_runs', 'waymark_steps', 'waymark_attempts'].map((t) =>
+          ds.createQueryRunner().hasTable(t),
+        ),
+      ),
     );
-    expect(tables).toEqual([true, true]);
+    expect(tables).toEqual([true, true, true]);
   });
 
   it('migrate: false leaves the schema to the application', async () => {

@@ -1,5 +1,6 @@
 import type { MigrationInterface } from 'typeorm';
 import { M0001CreateRunsAndSteps } from './M0001CreateRunsAndSteps';
+import { M0002AddAttempts } from './M0002AddAttempts';
 
 /**
  * waymark's schema migrations, oldest first. Applied by the runtime unless
@@ -8,4 +9,5 @@ import { M0001CreateRunsAndSteps } from './M0001CreateRunsAndSteps';
  */
 export const waymarkMigrations: ReadonlyArray<new () => MigrationInterface> = [
   M0001CreateRunsAndSteps,
+  M0002AddAttempts,
 ];

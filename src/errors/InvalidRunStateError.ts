@@ -1,0 +1,18 @@
+import { WaymarkError } from './WaymarkError';
+
+/** An operator action does not apply to the run in its current status. */
+export class InvalidRunStateError extends WaymarkError {
+  constructor(
+    readonly runId: string,
+    readonly status: string,
+    action: string,
+    expected: string,
+  ) {
+    super('INVALID_RUN_STATE', `cannot ${action} run "${runId}": it is ${status}; ${expected}`);
+  }
+}
+
+/** True when `error` is an {@link InvalidRunStateError}. */
+export function isInvalidRunStateError(error: unknown): error is InvalidRunStateError {
+  return error instanceof InvalidRunStateError;
+}

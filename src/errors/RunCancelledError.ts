@@ -1,0 +1,16 @@
+import { WaymarkError } from './WaymarkError';
+
+/** The run was cancelled by `runtime.cancel()`; its steps stop at the next boundary. */
+export class RunCancelledError extends WaymarkError {
+  constructor(
+    readonly runId: string,
+    readonly reason?: string,
+  ) {
+    super('RUN_CANCELLED', `run "${runId}" was cancelled${reason ? `: ${reason}` : ''}`);
+  }
+}
+
+/** True when `error` is a {@link RunCancelledError}. */
+export function isRunCancelledError(error: unknown): error is RunCancelledError {
+  return error instanceof RunCancelledError;
+}

@@ -1,0 +1,14 @@
+import { WaymarkError } from '../errors/WaymarkError';
+
+/**
+ * Unwinds a workflow whose run was released to `waiting` (a long backoff, later a timer or
+ * a signal). Not a failure: the run resumes in any process once it is due.
+ */
+export class RunSuspended extends WaymarkError {
+  constructor(
+    readonly runId: string,
+    readonly wakeAt: number,
+  ) {
+    super('RUN_SUSPENDED', `run "${runId}" is waiting until ${new Date(wakeAt).toISOString()}`);
+  }
+}

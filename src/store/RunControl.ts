@@ -1,0 +1,186 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import { InvalidRunStateError } from '../errors/InvalidRunStateError';
+import { RunNotFoundError } from '../errors/RunNotFoundError';
+import type { Lifecycle } from '../runtime/Lifecycle';
+import { dialectOf, type DialectName } from './Dialect';
+import { numbered } from './statements';
+import { toAttemptRow, toRunRow, toStepRow, type RunRow } from './rows';
+
+/** Who takes a run over after an operator action, and until when. */
+export interface Claim {
+  owner: string;
+  leaseUntil: number;
+  now: number;
+}
+
+const ACTIVE = "('pending', 'running', 'waiting', 'needs_attention')";
+
+/**
+ * Operator actions on stored runs, each in one transaction: retry a failed or parked
+ * run, record the outcome of a parked step, cancel a run. Retry and resolve take the run
+ * over (a new epoch) so the caller can execute it at once; any process still holding the
+ * old epoch is fenced out.
+ */
+export class RunControl {
+  private readonly dialect: DialectName;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly lifecycle: Lifecycle,
+  ) {
+    this.dialect = dialectOf(dataSource);
+  }
+
+  /**
+   * Puts a `failed` or `needs_attention` run back to work from the step that stopped it,
+   * with a fresh retry budget for that step. Returns the epoch the caller now holds.
+   */
+  async retry(runId: string, claim: Claim): Promise<number> {
+    return this.transaction(`retry run "${runId}"`, async (sql) => {
+      const run = await this.lockRun(sql, runId);
+      if (run.status !== 'failed' && run.status !== 'needs_attention') {
+        throw new InvalidRunStateError(
+          runId,
+          run.status,
+          'retry',
+          'only failed or needs_attention runs can be retried',
+        );
+      }
+      let seq = run.parkedSeq;
+      if (seq === null && run.status === 'failed')
+        seq = await this.moveLastFailureToAttempts(sql, run, claim.now);
+      if (seq !== null) await this.insertMarker(sql, runId, seq, claim.now);
+      return this.takeOver(sql, run, claim);
+    });
+  }
+
+  /** Records `output` as the outcome of the step a parked run waits at, and takes it over. */
+  async resolveStep(runId: string, output: string, claim: Claim): Promise<number> {
+    return this.transaction(`resolve the parked step of run "${runId}"`, async (sql) => {
+      const run = await this.lockRun(sql, runId);
+      if (run.status !== 'needs_attention' || run.parkedSeq === null) {
+        throw new InvalidRunStateError(
+          runId,
+          run.status,
+          'resolve a step of',
+          'only a run parked at a step (needs_attention after onExhausted or onUnknown: intervene) has one to resolve',
+        );
+      }
+      const attempts = (await sql(
+        'SELECT seq, attempt, name, status, error AS output, failed_at AS started_at, next_at AS finished_at ' +
+          'FROM waymark_attempts WHERE run_id = ? AND seq = ? ORDER BY attempt',
+        [runId, run.parkedSeq],
+      )) as Array<Record<string, unknown>>;
+      const rows = attempts.map((raw) => toAttemptRow(runId, raw));
+      const lastReset = rows.map((r) => r.status).lastIndexOf('reset');
+      const failures = rows.slice(lastReset + 1);
+      await sql(
+        'INSERT INTO waymark_steps (run_id, seq, name, status, output, attempts, started_at, finished_at) ' +
+          "VALUES (?, ?, ?, 'completed', ?, ?, ?, ?)",
+        [
+          runId,
+          run.parkedSeq,
+          rows[0]?.name ?? 'resolved',
+          output,
+          failures.length,
+          failures[0]?.failedAt ?? claim.now,
+          claim.now,
+        ],
+      );
+      return this.takeOver(sql, run, claim);
+    });
+  }
+
+  /** Ends a run that has not ended, fencing out any process executing it. */
+  async cancel(runId: string, error: string, now: number): Promise<RunRow> {
+    return this.transaction(`cancel run "${runId}"`, async (sql) => {
+      const run = await this.lockRun(sql, runId);
+      if (!['pending', 'running', 'waiting', 'needs_attention'].includes(run.status)) {
+        throw new InvalidRunStateError(runId, run.status, 'cancel', 'it has already ended');
+      }
+      await sql(
+        "UPDATE waymark_runs SET status = 'cancelled', error = ?, epoch = epoch + 1, owner = NULL, " +
+          `lease_expires_at = NULL, wake_at = NULL, parked_seq = NULL, updated_at = ? WHERE id = ? AND status IN ${ACTIVE}`,
+        [error, now, runId],
+      );
+      return run;
+    });
+  }
+
+  private async moveLastFailureToAttempts(
+    sql: Sql,
+    run: RunRow,
+    now: number,
+  ): Promise<number | null> {
+    const [raw] = (await sql(
+      'SELECT seq, name, status, output, attempts, started_at, finished_at FROM waymark_steps ' +
+        'WHERE run_id = ? ORDER BY seq DESC LIMIT 1',
+      [run.id],
+    )) as Array<Record<string, unknown>>;
+    if (!raw) return null;
+    const last = toStepRow(run.id, raw);
+    if (last.status !== 'failed') return null;
+    await sql(
+      'INSERT INTO waymark_attempts (run_id, seq, attempt, name, status, error, failed_at, next_at) ' +
+        "VALUES (?, ?, ?, ?, 'failed', ?, ?, NULL)",
+      [
+        run.id,
+        last.seq,
+        await this.nextAttempt(sql, run.id, last.seq),
+        last.name,
+        last.output,
+        last.finishedAt ?? now,
+      ],
+    );
+    await sql('DELETE FROM waymark_steps WHERE run_id = ? AND seq = ?', [run.id, last.seq]);
+    return last.seq;
+  }
+
+  private async insertMarker(sql: Sql, runId: string, seq: number, now: number): Promise<void> {
+    const attempt = await this.nextAttempt(sql, runId, seq);
+    const [named] = (await sql(
+      'SELECT name FROM waymark_attempts WHERE run_id = ? AND seq = ? ORDER BY attempt DESC LIMIT 1',
+      [runId, seq],
+    )) as Array<{ name: string }>;
+    await sql(
+      'INSERT INTO waymark_attempts (run_id, seq, attempt, name, status, error, failed_at, next_at) ' +
+        "VALUES (?, ?, ?, ?, 'reset', NULL, ?, NULL)",
+      [runId, seq, attempt, named?.name ?? 'step', now],
+    );
+  }
+
+  private async nextAttempt(sql: Sql, runId: string, seq: number): Promise<number> {
+    const [row] = (await sql(
+      'SELECT MAX(attempt) AS max_attempt FROM waymark_attempts WHERE run_id = ? AND seq = ?',
+      [runId, seq],
+    )) as Array<{ max_attempt: unknown }>;
+    return Number(row?.max_attempt ?? 0) + 1;
+  }
+
+  private async takeOver(sql: Sql, run: RunRow, claim: Claim): Promise<number> {
+    await sql(
+      "UPDATE waymark_runs SET status = 'running', owner = ?, epoch = epoch + 1, lease_expires_at = ?, " +
+        'wake_at = NULL, error = NULL, result = NULL, parked_seq = NULL, updated_at = ? WHERE id = ? AND epoch = ?',
+      [claim.owner, claim.leaseUntil, claim.now, run.id, run.epoch],
+    );
+    return run.epoch + 1;
+  }
+
+  private async lockRun(sql: Sql, runId: string): Promise<RunRow> {
+    const lock = this.dialect === 'sqlite' ? '' : ' FOR UPDATE';
+    const [raw] = (await sql(`SELECT * FROM waymark_runs WHERE id = ?${lock}`, [runId])) as Array<
+      Record<string, unknown>
+    >;
+    if (!raw) throw new RunNotFoundError(runId);
+    return toRunRow(raw);
+  }
+
+  private async transaction<T>(operation: string, work: (sql: Sql) => Promise<T>): Promise<T> {
+    this.lifecycle.assertOpen(operation);
+    return this.dataSource.transaction((manager: EntityManager) =>
+      work((text, params) => manager.query(numbered(text, this.dialect === 'postgres'), params)),
+    );
+  }
+}
+
+type Sql = (text: string, params: unknown[]) => Promise<unknown>;
