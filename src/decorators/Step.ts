@@ -1,6 +1,7 @@
 import { ConfigurationError } from '../errors/ConfigurationError';
 import { parseDuration, type Duration } from '../policies/Duration';
 import { decoratedMethod } from './decoratedMethod';
+import type { StorableResult } from './Storable';
 import { readMethodPolicies, recordPolicy, type StepMetadata } from './metadata';
 import { routeToInterceptor } from './routeToInterceptor';
 import { StepOptionsSchema } from './validation/StepOptionsSchema';
@@ -37,7 +38,7 @@ export function Step(options?: StepOptions) {
   return function <M extends (...args: any[]) => Promise<unknown>>(
     target: object,
     propertyKey: string | symbol,
-    descriptor: TypedPropertyDescriptor<M>,
+    descriptor: TypedPropertyDescriptor<M> & StorableResult<M>,
   ): void {
     const method = decoratedMethod('@Step', target, propertyKey, descriptor);
     const opts = validateOptions(StepOptionsSchema, options, method.where);

@@ -1,5 +1,6 @@
 import { ConfigurationError } from '../errors/ConfigurationError';
 import { decoratedMethod } from './decoratedMethod';
+import type { StorableResult } from './Storable';
 import { readMethodPolicies, recordPolicy, type WorkflowMetadata } from './metadata';
 import { routeToInterceptor } from './routeToInterceptor';
 import { WorkflowOptionsSchema } from './validation/WorkflowOptionsSchema';
@@ -37,7 +38,7 @@ export function Workflow<A extends any[]>(options?: WorkflowOptions<A>) {
   return function <M extends (...args: [...A, ...any[]]) => Promise<unknown>>(
     target: object,
     propertyKey: string | symbol,
-    descriptor: TypedPropertyDescriptor<M>,
+    descriptor: TypedPropertyDescriptor<M> & StorableResult<M>,
   ): void {
     const method = decoratedMethod('@Workflow', target, propertyKey, descriptor);
     const opts = validateOptions(WorkflowOptionsSchema, options, method.where);

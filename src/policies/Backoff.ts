@@ -23,6 +23,11 @@ export interface ExponentialBackoffOptions {
 export interface FixedBackoffOptions {
   /** The delay before every retry. */
   fixed: Duration;
+  // A fixed delay has no exponential settings; naming one is a compile error.
+  initial?: never;
+  factor?: never;
+  max?: never;
+  jitter?: never;
 }
 
 /**
