@@ -42,5 +42,7 @@ type AllTrue<B> = [B] extends [true] ? true : false;
 export type StorableResult<M> = M extends (...args: any[]) => Promise<infer R>
   ? AllTrue<IsStorable<R>> extends true
     ? unknown
-    : { 'the result of a step or workflow must be storable: no functions, symbols, promises or class instances with methods': never }
+    : {
+        'the result of a step or workflow must be storable: no functions, symbols, promises or class instances with methods': never;
+      }
   : { 'a step or workflow must return a Promise': never };

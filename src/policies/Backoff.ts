@@ -117,7 +117,7 @@ export function resolveBackoff(
   }
   if (initialMs > maxMs) {
     throw new ConfigurationError(
-      `${what}.initial (${String(initial)}) must not exceed ${what}.max (${String(max)})`,
+      `${what}.initial (${String(initial)}) must not exceed ${what.slice(what.lastIndexOf(': ') + 1).trim()}.max (${String(max)})`,
     );
   }
   return Object.freeze({ initialMs, factor, maxMs, jitter });

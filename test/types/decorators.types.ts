@@ -22,7 +22,10 @@ interface Request {
 
 export class Compiles {
   @Workflow({ name: 'types.ok', version: '1', id: (req: Request) => `req-${req.id}` })
-  async run(req: Request, note?: string): Promise<{ id: string; at: Date; total: bigint; note?: string }> {
+  async run(
+    req: Request,
+    note?: string,
+  ): Promise<{ id: string; at: Date; total: bigint; note?: string }> {
     await this.fetch(req.id);
     return { id: req.id, at: new Date(), total: BigInt(req.amount), note };
   }

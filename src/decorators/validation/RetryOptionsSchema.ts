@@ -7,9 +7,10 @@ import { IsFunctionOption } from './IsFunctionOption';
 
 /** The accepted shape of `@Retry` options; `backoff` is checked field by field afterwards. */
 export class RetryOptionsSchema {
+  // Bottom-up: the type check runs (and reports) before the range check.
   @IsOptional()
-  @IsInt()
   @Min(1)
+  @IsInt()
   maxAttempts?: number;
 
   @IsOptional()
