@@ -26,6 +26,12 @@ export interface StepMetadata {
   readonly transactional: boolean;
 }
 
+/** What `@Idempotent` recorded for a method. */
+export interface IdempotentMetadata {
+  readonly key: ((...args: any[]) => string) | undefined;
+  readonly scope: 'run' | 'global';
+}
+
 /** Every policy recorded for one method, keyed by the decorator that recorded it. */
 export interface MethodPolicies {
   readonly className: string;
@@ -35,6 +41,7 @@ export interface MethodPolicies {
   readonly workflow?: WorkflowMetadata;
   readonly step?: StepMetadata;
   readonly retry?: ResolvedRetryPolicy;
+  readonly idempotent?: IdempotentMetadata;
   /** Records of decorators added in later issues (`retry`, `idempotent`), by key. */
   readonly [policy: string]: unknown;
 }

@@ -1,6 +1,6 @@
 import type { AnyClass } from './metadata';
 import { ConfigurationError } from '../errors/ConfigurationError';
-import { readClassPolicies } from './metadata';
+import { readClassPolicies, type MethodPolicies } from './metadata';
 
 const valid = new WeakSet<AnyClass>();
 const DECORATOR_NAMES: Record<string, string> = { retry: '@Retry', idempotent: '@Idempotent' };
@@ -14,6 +14,7 @@ export function validateClassPolicies(target: AnyClass): void {
   if (valid.has(target)) return;
   const problems: string[] = [];
   for (const policies of readClassPolicies(target)) {
+    problems.push(...combinationProblems(policies));
     for (const key of Object.keys(policies)) {
       if (!(key in DECORATOR_NAMES) || policies.step) continue;
       const decorator = DECORATOR_NAMES[key];
@@ -25,4 +26,26 @@ export function validateClassPolicies(target: AnyClass): void {
   }
   if (problems.length > 0) throw new ConfigurationError(problems.join('; '));
   valid.add(target);
+}
+
+/** Options that contradict each other on one step. */
+function combinationProblems(policies: MethodPolicies): string[] {
+  const where = `${policies.className}.${policies.methodName}`;
+  const problems: string[] = [];
+  if (policies.step?.transactional && policies.step.atMostOnce) {
+    problems.push(
+      `@Step on ${where}: transactional and atMostOnce exclude each other (a transactional step is exactly-once already)`,
+    );
+  }
+  if (policies.step?.transactional && policies.idempotent?.scope === 'global') {
+    problems.push(
+      `@Idempotent on ${where}: a transactional step cannot have a global key (its writes commit with its checkpoint already)`,
+    );
+  }
+  if (policies.idempotent?.scope === 'global' && !policies.idempotent.key) {
+    problems.push(
+      `@Idempotent on ${where}: scope 'global' needs a key function, e.g. key: (order) => order.id`,
+    );
+  }
+  return problems;
 }

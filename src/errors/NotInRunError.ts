@@ -2,10 +2,10 @@ import { WaymarkError } from './WaymarkError';
 
 /** A run-only feature of `WorkflowContext` was used outside a run (or outside a step). */
 export class NotInRunError extends WaymarkError {
-  constructor(what: string, where: 'run' | 'step') {
+  constructor(what: string, where: 'run' | 'step', kind = 'step of a run') {
     super(
       'NOT_IN_RUN',
-      `${what} is only available inside a ${where === 'run' ? 'workflow run' : 'step of a run'}`,
+      `${what} is only available inside a ${where === 'run' ? 'workflow run' : kind}`,
     );
   }
 }

@@ -18,3 +18,5 @@ export * from './WorkflowNotRegisteredError';
 export * from './RetriesExhaustedError';
 export * from './RunCancelledError';
 export * from './InvalidRunStateError';
+export * from './UnknownOutcomeError';
+export * from './IdempotencyConflictError';

@@ -11,6 +11,7 @@ export class Lifecycle {
   private cause: Error = new RuntimeClosedError('act');
   private readonly onDeath = new Set<(cause: Error) => void>();
   private readonly stopping = new AbortController();
+  private readonly closedCallbacks: Array<() => void> = [];
 
   /** Aborted when the runtime starts closing or dies: sleepers wake and give up. */
   get signal(): AbortSignal {
@@ -58,7 +59,13 @@ export class Lifecycle {
     this.stopping.abort(new RuntimeClosedError('wait any longer'));
   }
 
+  /** Runs `cleanup` once the runtime has closed. */
+  onClosed(cleanup: () => void): void {
+    this.closedCallbacks.push(cleanup);
+  }
+
   markClosed(): void {
+    for (const cleanup of this.closedCallbacks.splice(0)) cleanup();
     if (this.state !== 'dead') this.state = 'closed';
   }
 }

@@ -210,6 +210,11 @@ export class RunLauncher {
     }
   }
 
+  /** Whether this process is executing any run. */
+  hasActiveRuns(): boolean {
+    return this.active.size > 0;
+  }
+
   /** Cancels a run executing in this process: its current step's signal aborts now. */
   cancelLocal(runId: string, reason: unknown): void {
     this.active.get(runId)?.cancellation.abort(reason);

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { EntityManager } from 'typeorm';
 import type { ActiveRun } from './ActiveRun';
 import type { RuntimeKernel } from './RuntimeKernel';
 
@@ -9,6 +10,8 @@ export interface StepFrame {
   readonly idempotencyKey: string;
   readonly attempt: number;
   readonly signal: AbortSignal;
+  /** In a transactional step: the transaction's EntityManager. */
+  readonly entityManager?: EntityManager;
 }
 
 const storage = new AsyncLocalStorage<RunScope>();

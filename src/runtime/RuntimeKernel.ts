@@ -33,6 +33,10 @@ export interface RuntimeKernel {
   readonly leaseMs: number;
   /** Waits longer than this release the run (`waiting`) instead of holding the process. */
   readonly durableDelayMs: number;
+  /** How long a step waits for a global idempotency key another live run holds. */
+  readonly idempotencyWaitMs: number;
+  /** True when runs are stored in the application's own DataSource (transactional steps need it). */
+  readonly sharesApplicationDataSource: boolean;
   /** When this runtime started: runs created earlier by others are recoverable. */
   readonly startedAt: number;
   /** The container workflow classes are resolved from (a child of the user's). */

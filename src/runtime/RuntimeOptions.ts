@@ -28,6 +28,11 @@ export interface RuntimeOptions {
    * and is resumed when due. Default `'30s'`.
    */
   durableDelayThreshold?: Duration;
+  /**
+   * How long a step waits for a global idempotency key (`@Idempotent({ scope: 'global' })`)
+   * that another live run is executing, before `IdempotencyConflictError`. Default `'30s'`.
+   */
+  idempotencyWait?: Duration;
   /** Apply waymark's pending migrations at start; default `true`. */
   migrate?: boolean;
   /** Largest stored value (arguments, a result, an error) in bytes; default 1 MiB. */

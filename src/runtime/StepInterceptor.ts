@@ -1,27 +1,35 @@
 import { inject, injectable } from 'tsyringe';
 import { qualifiedName } from '../decorators/metadata';
 import { validateClassPolicies } from '../decorators/validateClassPolicies';
-import { CorruptValueError } from '../errors/CorruptValueError';
-import { NonDeterminismError } from '../errors/NonDeterminismError';
-import { SerializationError } from '../errors/SerializationError';
+import { ConfigurationError } from '../errors/ConfigurationError';
 import type { StepRow } from '../store/rows';
 import type { ActiveRun } from './ActiveRun';
-import { encodeError } from './errorSnapshot';
+import { GlobalKeyClaims } from './GlobalKeyClaims';
+import { idempotencyKeyFor } from './idempotencyKeyFor';
 import type { Settled } from './invokeAttempt';
-import { isProcessAbort } from './processAbort';
-import type { RunOutcome } from './RunOutcome';
 import { unwrapOutcome } from './RunOutcome';
-import type { RunScope } from './RunScope';
+import type { RunScope, StepFrame } from './RunScope';
 import { RUNTIME_KERNEL, type RuntimeKernel } from './RuntimeKernel';
 import { StepAttempts } from './StepAttempts';
 import type { StepHookPoint } from './StepHooks';
+import { StepRecords } from './StepRecords';
+import { StepOutcomes } from './StepOutcomes';
+import { ChildRuns } from './ChildRuns';
 import type { MethodCall } from './WorkflowCall';
+
+/** A transactional attempt whose checkpoint committed with the body's writes. */
+class CommittedWithBody {
+  constructor(
+    readonly value: unknown,
+    readonly row: StepRow,
+  ) {}
+}
 
 /**
  * Runs every `@Step` call inside a run as a short fixed sequence: next sequence number →
- * recorded outcome? → name check → attempts (retry with backoff, timeout) → one checkpoint
- * write. Resolved from the container, so an application can register a subclass (for
- * tracing, say) in its place.
+ * recorded outcome? → name check → idempotency key / intent marker → attempts (retry with
+ * backoff, timeout) → one checkpoint write. Resolved from the container, so an application
+ * can register a subclass (for tracing, say) in its place.
  *
  * @example
  * ```ts
@@ -37,9 +45,17 @@ import type { MethodCall } from './WorkflowCall';
 @injectable()
 export class StepInterceptor {
   private readonly attempts: StepAttempts;
+  private readonly records: StepRecords;
+  private readonly keys: GlobalKeyClaims;
+  private readonly outcomes: StepOutcomes;
+  private readonly children: ChildRuns;
 
   constructor(@inject(RUNTIME_KERNEL) protected readonly kernel: RuntimeKernel) {
     this.attempts = new StepAttempts(kernel);
+    this.records = new StepRecords(kernel);
+    this.keys = new GlobalKeyClaims(kernel);
+    this.outcomes = new StepOutcomes(kernel, this.records);
+    this.children = new ChildRuns(kernel, this.records);
   }
 
   /** A `@Step` called at the top level of a run. Takes its seq synchronously. */
@@ -57,7 +73,7 @@ export class StepInterceptor {
   /** A `@Workflow` called inside a run: a child run, memoized in the parent like a step. */
   interceptChildWorkflow(scope: RunScope, call: MethodCall): Promise<unknown> {
     const seq = scope.run.nextSeq();
-    return this.child(scope, seq, call);
+    return this.children.run(scope, seq, call);
   }
 
   /**
@@ -69,12 +85,12 @@ export class StepInterceptor {
     run.assertRunnable();
     const seq = run.nextSeq();
     const recorded = run.history.get(seq);
-    if (recorded) return this.replay(run, seq, name, recorded) as T;
+    if (recorded) return this.records.replay(run, seq, name, recorded) as T;
     const value = produce();
     const now = this.kernel.clock.now();
-    const { row, settled } = this.row(run, seq, name, { ok: true, value }, 1, now, now);
+    const { row, settled } = this.records.row(run, seq, name, { ok: true, value }, 1, now, now);
     if (!settled.ok) throw settled.error;
-    run.track(this.record(run, row));
+    run.track(this.records.record(run, row));
     return value;
   }
 
@@ -89,9 +105,12 @@ export class StepInterceptor {
     run.assertRunnable();
     validateClassPolicies(call.declaringClass);
     const recorded = run.history.get(seq);
-    if (recorded) return this.replay(run, seq, step.name, recorded);
+    if (recorded?.status === 'started')
+      return this.outcomes.unknownOutcome(run, seq, step, recorded);
+    if (recorded) return this.records.replay(run, seq, step.name, recorded);
+    if (step.transactional) this.assertSharedDataSource(call);
 
-    const { hooks, clock, events } = this.kernel;
+    const { hooks, clock, events, store } = this.kernel;
     const point: StepHookPoint = {
       runId: run.runId,
       seq,
@@ -101,131 +120,154 @@ export class StepInterceptor {
     hooks.beforeStep?.(point);
     await run.flush();
     const startedAt = clock.now();
+    const { key, global } = idempotencyKeyFor(run.runId, seq, call);
+    if (global) {
+      const claim = await this.keys.claim(key, run.runId, seq);
+      if (!claim.owned)
+        return this.outcomes.deduplicated(run, seq, step.name, claim.output, startedAt);
+    }
+    if (step.atMostOnce) {
+      const intent: StepRow = {
+        runId: run.runId,
+        seq,
+        name: step.name,
+        status: 'started',
+        output: null,
+        attempts: 0,
+        startedAt,
+        finishedAt: null,
+      };
+      await store.insertStep(intent, run.epoch);
+    }
     events.emit('step.started', { runId: run.runId, seq, step: step.name });
-    const idempotencyKey = `${run.runId}:${seq}`;
+    const frame = (attempt: number, signal: AbortSignal): StepFrame => ({
+      seq,
+      name: step.name,
+      idempotencyKey: key,
+      attempt,
+      signal,
+    });
     const outcome = await this.attempts.run({
       run,
       point,
       policy: call.policies.retry,
       timeoutMs: step.timeoutMs,
-      body: (attempt, signal) =>
-        this.invokeBody(
-          scope.inStep({ seq, name: step.name, idempotencyKey, attempt, signal }),
-          call,
-        ),
+      body: step.transactional
+        ? (attempt, signal) =>
+            this.transactionalBody(scope, call, frame(attempt, signal), point, startedAt)
+        : (attempt, signal) => this.invokeBody(scope.inStep(frame(attempt, signal)), call),
     });
     this.kernel.lifecycle.assertAlive(`record step "${step.name}"`);
+    if (outcome.ok && outcome.value instanceof CommittedWithBody) {
+      hooks.afterCommit?.(point);
+      return this.finish(
+        run,
+        seq,
+        step.name,
+        { ok: true, value: outcome.value.value },
+        outcome.value.row,
+      );
+    }
     hooks.afterEffect?.(point);
-    if (outcome.park) return this.park(run, seq, outcome);
-
-    const result = this.row(run, seq, step.name, outcome, outcome.attempts, startedAt, clock.now());
-    const stored = await this.record(run, result.row);
-    hooks.afterCommit?.(point);
-    if (stored !== result.row) return this.replay(run, seq, step.name, stored);
-    const durationMs = stored.finishedAt! - stored.startedAt;
-    if (result.settled.ok) {
-      events.emit('step.completed', { runId: run.runId, seq, step: step.name, durationMs });
-      return result.settled.value;
+    if (outcome.park) {
+      if (global) await store.releaseKey(key, run.runId, seq);
+      return this.outcomes.park(run, seq, outcome);
     }
-    const { error } = result.settled;
-    events.emit('step.failed', { runId: run.runId, seq, step: step.name, durationMs, error });
-    throw error;
-  }
 
-  /** Parks the run at this step for an operator (`retry`, `resolveStep`, `cancel`). */
-  private async park(run: ActiveRun, seq: number, outcome: Settled): Promise<never> {
-    const error = (outcome as { error: unknown }).error;
-    const { store, clock, codec } = this.kernel;
-    await store.parkRun(run.runId, run.epoch, seq, encodeError(codec, error), clock.now());
-    run.halt(error, 'parked');
-    throw error;
-  }
-
-  private async child(scope: RunScope, seq: number, call: MethodCall): Promise<unknown> {
-    const { run } = scope;
-    const workflow = call.policies.workflow!;
-    run.assertRunnable();
-    const recorded = run.history.get(seq);
-    if (recorded) return this.replay(run, seq, workflow.name, recorded);
-    await run.flush();
-    const startedAt = this.kernel.clock.now();
-    const runId = workflow.id ? undefined : `${run.runId}/${seq}`;
-    const { launcher } = this.kernel;
-    const launch = await launcher.launch(call, { runId, parentRunId: run.runId });
-    const outcome: RunOutcome = await launcher.awaitOutcome(launch.runId, launch.outcome);
-    if (outcome.status === 'needs_attention') {
-      run.halt(outcome.error, 'needs_attention');
-      throw outcome.error;
-    }
-    const settled: Settled =
-      outcome.status === 'completed'
-        ? { ok: true, value: outcome.result }
-        : { ok: false, error: (outcome as { error: unknown }).error };
-    const result = this.row(
+    const built = this.records.row(
       run,
       seq,
-      workflow.name,
-      settled,
-      1,
+      step.name,
+      outcome,
+      outcome.attempts,
       startedAt,
-      this.kernel.clock.now(),
+      clock.now(),
     );
-    const stored = await this.record(run, result.row);
-    if (stored !== result.row) return this.replay(run, seq, workflow.name, stored);
-    if (result.settled.ok) return result.settled.value;
-    throw result.settled.error;
-  }
-
-  /** Returns or throws a recorded outcome, after checking the code still calls that step. */
-  private replay(run: ActiveRun, seq: number, name: string, recorded: StepRow): unknown {
-    if (recorded.name !== name) {
-      const error = new NonDeterminismError(run.runId, seq, recorded.name, name);
-      run.halt(error, 'needs_attention');
-      throw error;
+    let stored: StepRow;
+    if (step.atMostOnce) {
+      await store.completeIntent(built.row, run.epoch);
+      stored = built.row;
+    } else if (global) {
+      stored = await store.transaction(`record step #${seq} of run "${run.runId}"`, async (tx) => {
+        const row = await this.records.record(run, built.row, tx);
+        if (row.status === 'completed')
+          await tx.completeKey(key, run.runId, seq, row.output ?? '', clock.now());
+        else await tx.releaseKey(key, run.runId, seq);
+        return row;
+      });
+    } else {
+      stored = await this.records.record(run, built.row);
     }
-    const { codec, events } = this.kernel;
-    events.emit('step.replayed', { runId: run.runId, seq, step: name, status: recorded.status });
-    try {
-      if (recorded.status === 'completed') {
-        return codec.decode(recorded.output ?? '', `step #${seq} "${name}" result`);
-      }
-      throw codec.decode(recorded.output ?? '', `step #${seq} "${name}" error`);
-    } catch (error) {
-      if (error instanceof CorruptValueError) run.halt(error, 'needs_attention');
-      throw error;
-    }
+    hooks.afterCommit?.(point);
+    if (stored !== built.row) return this.records.replay(run, seq, step.name, stored);
+    return this.finish(run, seq, step.name, built.settled, stored);
   }
 
-  /** Writes the checkpoint; if another process stored this seq first, its outcome wins. */
-  private async record(run: ActiveRun, row: StepRow): Promise<StepRow> {
-    const { store } = this.kernel;
-    if ((await store.insertStep(row, run.epoch)) === 'inserted') return row;
-    return (await store.loadStep(row.runId, row.seq)) ?? row;
+  /**
+   * One attempt of a transactional step: the body's writes (through `ctx.entityManager`)
+   * and the checkpoint commit in one transaction, or neither does.
+   */
+  private transactionalBody(
+    scope: RunScope,
+    call: MethodCall,
+    frame: StepFrame,
+    point: StepHookPoint,
+    startedAt: number,
+  ): Promise<CommittedWithBody> {
+    const { run } = scope;
+    return this.kernel.store.transaction(
+      `run transactional step "${frame.name}"`,
+      async (tx, manager) => {
+        const value = await this.invokeBody(
+          scope.inStep({ ...frame, entityManager: manager }),
+          call,
+        );
+        if (frame.signal.aborted) throw frame.signal.reason;
+        const built = this.records.row(
+          run,
+          frame.seq,
+          frame.name,
+          { ok: true, value },
+          frame.attempt,
+          startedAt,
+          this.kernel.clock.now(),
+        );
+        if (!built.settled.ok) throw built.settled.error;
+        this.kernel.hooks.afterEffect?.(point);
+        await tx.insertStep(built.row, run.epoch);
+        return new CommittedWithBody(value, built.row);
+      },
+    );
   }
 
-  /** The row to store; a result that cannot be stored becomes the step's failure. */
-  private row(
+  private finish(
     run: ActiveRun,
     seq: number,
     name: string,
     settled: Settled,
-    attempts: number,
-    startedAt: number,
-    finishedAt: number,
-  ): { row: StepRow; settled: Settled } {
-    const base = { runId: run.runId, seq, name, attempts, startedAt, finishedAt };
-    const { codec } = this.kernel;
+    stored: StepRow,
+  ): unknown {
+    const durationMs = (stored.finishedAt ?? stored.startedAt) - stored.startedAt;
+    const { events } = this.kernel;
     if (settled.ok) {
-      try {
-        const output = codec.encode(settled.value, 'result');
-        return { row: { ...base, status: 'completed', output }, settled };
-      } catch (error) {
-        if (!(error instanceof SerializationError)) throw error;
-        settled = { ok: false, error };
-      }
+      events.emit('step.completed', { runId: run.runId, seq, step: name, durationMs });
+      return settled.value;
     }
-    if (isProcessAbort(settled.error)) throw settled.error;
-    const output = encodeError(codec, settled.error);
-    return { row: { ...base, status: 'failed', output }, settled };
+    events.emit('step.failed', {
+      runId: run.runId,
+      seq,
+      step: name,
+      durationMs,
+      error: settled.error,
+    });
+    throw settled.error;
+  }
+
+  private assertSharedDataSource(call: MethodCall): void {
+    if (this.kernel.sharesApplicationDataSource) return;
+    throw new ConfigurationError(
+      `@Step on ${qualifiedName(call.policies)} is transactional, but waymark stores runs in a database ` +
+        "it opened itself; pass the application's TypeORM DataSource: Waymark.create({ database: dataSource })",
+    );
   }
 }

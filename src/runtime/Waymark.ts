@@ -1,7 +1,8 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { container as rootContainer } from 'tsyringe';
-import { readDecoratedClasses } from '../decorators/metadata';
+import { DataSource } from 'typeorm';
+import { readClassPolicies, readDecoratedClasses, type AnyClass } from '../decorators/metadata';
 import { validateClassPolicies } from '../decorators/validateClassPolicies';
 import { ConfigurationError } from '../errors/ConfigurationError';
 import { parseDuration } from '../policies/Duration';
@@ -12,6 +13,7 @@ import { RunControl } from '../store/RunControl';
 import { RunQueries } from '../store/RunQueries';
 import { RunStore } from '../store/RunStore';
 import { SystemClock } from './Clock';
+import { LeaseKeeper } from './LeaseKeeper';
 import { Lifecycle } from './Lifecycle';
 import { quietConsoleLogger } from './Logger';
 import { RunExecutor } from './RunExecutor';
@@ -52,7 +54,10 @@ export async function createRuntime<R extends WaymarkRuntime = WaymarkRuntime>(
   build: RuntimeFactory<R> = (...args) => new WaymarkRuntime(...args) as R,
 ): Promise<R> {
   const settings = resolveSettings(options);
-  for (const Class of readDecoratedClasses()) validateClassPolicies(Class);
+  for (const Class of readDecoratedClasses()) {
+    validateClassPolicies(Class);
+    if (!(options.database instanceof DataSource)) assertNoTransactionalSteps(Class);
+  }
   const opened = await openDataSource(options.database);
   try {
     if (settings.migrate) await new Migrator(opened.dataSource).migrate();
@@ -77,6 +82,8 @@ export async function createRuntime<R extends WaymarkRuntime = WaymarkRuntime>(
     workerId: settings.workerId,
     leaseMs: settings.leaseMs,
     durableDelayMs: settings.durableDelayMs,
+    idempotencyWaitMs: settings.idempotencyWaitMs,
+    sharesApplicationDataSource: options.database instanceof DataSource,
     startedAt: settings.clock.now(),
     container: userContainer,
   } as Partial<Mutable<RuntimeKernel>> as Mutable<RuntimeKernel>;
@@ -94,6 +101,9 @@ export async function createRuntime<R extends WaymarkRuntime = WaymarkRuntime>(
   if (!userContainer.isRegistered(WorkflowContext, true)) {
     userContainer.register(WorkflowContext, { useValue: new WorkflowContext() });
   }
+  const leases = new LeaseKeeper(kernel);
+  leases.start();
+  lifecycle.onClosed(() => leases.stop());
   RuntimeRegistry.activate(kernel);
   return runtime;
 }
@@ -128,6 +138,10 @@ function resolveSettings(options: RuntimeOptions) {
     maxValueBytes,
     workerId,
     leaseMs: parseDuration(options.leaseDuration ?? '30s', 'Waymark.create(): leaseDuration'),
+    idempotencyWaitMs: parseDuration(
+      options.idempotencyWait ?? '30s',
+      'Waymark.create(): idempotencyWait',
+    ),
     durableDelayMs: parseDuration(
       options.durableDelayThreshold ?? '30s',
       'Waymark.create(): durableDelayThreshold',
@@ -136,4 +150,15 @@ function resolveSettings(options: RuntimeOptions) {
     logger: options.logger ?? quietConsoleLogger,
     migrate: options.migrate ?? true,
   };
+}
+
+/** Transactional steps commit with the application's rows, so they need its DataSource. */
+function assertNoTransactionalSteps(Class: AnyClass): void {
+  const transactional = readClassPolicies(Class).find((p) => p.step?.transactional);
+  if (!transactional) return;
+  throw new ConfigurationError(
+    `@Step on ${Class.name}.${transactional.methodName} is transactional, but Waymark.create() was given a ` +
+      "URL or options, so waymark would open a database of its own; pass the application's TypeORM DataSource: " +
+      'Waymark.create({ database: dataSource })',
+  );
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { injectable } from 'tsyringe';
+import type { EntityManager } from 'typeorm';
 import { NotInRunError } from '../errors/NotInRunError';
 import { RunScope } from './RunScope';
 import { RuntimeRegistry } from './RuntimeRegistry';
@@ -51,6 +52,19 @@ export class WorkflowContext {
   /** Inside a step: aborts when the attempt times out or the run is cancelled. */
   get signal(): AbortSignal {
     return this.stepFrame('signal').signal;
+  }
+
+  /**
+   * In a `@Step({ transactional: true })`: the EntityManager of the transaction the step's
+   * checkpoint commits in. Write business rows through it and they commit (or roll back)
+   * with the step, exactly once.
+   */
+  get entityManager(): EntityManager {
+    const manager = this.stepFrame('entityManager').entityManager;
+    if (!manager) {
+      throw new NotInRunError('WorkflowContext.entityManager', 'step', 'transactional step');
+    }
+    return manager;
   }
 
   /** The current time; in a workflow it is recorded, so a resume sees the same instant. */

@@ -49,7 +49,14 @@ export class RunControl {
       let seq = run.parkedSeq;
       if (seq === null && run.status === 'failed')
         seq = await this.moveLastFailureToAttempts(sql, run, claim.now);
-      if (seq !== null) await this.insertMarker(sql, runId, seq, claim.now);
+      if (seq !== null) {
+        // An at-most-once step parked with an unknown outcome: the operator says run it again.
+        await sql("DELETE FROM waymark_steps WHERE run_id = ? AND seq = ? AND status = 'started'", [
+          runId,
+          seq,
+        ]);
+        await this.insertMarker(sql, runId, seq, claim.now);
+      }
       return this.takeOver(sql, run, claim);
     });
   }
@@ -74,6 +81,18 @@ export class RunControl {
       const rows = attempts.map((raw) => toAttemptRow(runId, raw));
       const lastReset = rows.map((r) => r.status).lastIndexOf('reset');
       const failures = rows.slice(lastReset + 1);
+      const [intent] = (await sql(
+        "SELECT name FROM waymark_steps WHERE run_id = ? AND seq = ? AND status = 'started'",
+        [runId, run.parkedSeq],
+      )) as Array<{ name: string }>;
+      if (intent) {
+        // An at-most-once step parked with an unknown outcome: the operator says what happened.
+        await sql(
+          "UPDATE waymark_steps SET status = 'completed', output = ?, finished_at = ? WHERE run_id = ? AND seq = ?",
+          [output, claim.now, runId, run.parkedSeq],
+        );
+        return this.takeOver(sql, run, claim);
+      }
       await sql(
         'INSERT INTO waymark_steps (run_id, seq, name, status, output, attempts, started_at, finished_at) ' +
           "VALUES (?, ?, ?, 'completed', ?, ?, ?, ?)",

@@ -10,8 +10,11 @@ import type { RunStore } from './RunStore';
 export interface StepRecord {
   seq: number;
   name: string;
-  /** `retrying`: failed attempts stored, the next one due; `parked`: waiting for an operator. */
-  status: 'completed' | 'failed' | 'retrying' | 'parked';
+  /**
+   * `retrying`: failed attempts stored, the next one due; `parked`: waiting for an operator;
+   * `started`: an at-most-once step began and has no outcome (running, or its process died).
+   */
+  status: 'completed' | 'failed' | 'retrying' | 'parked' | 'started';
   attempts: number;
   startedAt: Date;
   finishedAt: Date | null;

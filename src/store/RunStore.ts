@@ -1,4 +1,4 @@
-import type { DataSource, QueryResult } from 'typeorm';
+import type { DataSource, EntityManager, QueryResult, QueryRunner } from 'typeorm';
 import { LeaseLostError } from '../errors/LeaseLostError';
 import { StoreUnavailableError } from '../errors/StoreUnavailableError';
 import type { Lifecycle } from '../runtime/Lifecycle';
@@ -20,6 +20,16 @@ export interface RunHistory {
   attempts: AttemptRow[];
 }
 
+/** A global idempotency key: which run's step holds it, and its result once completed. */
+export interface KeyRow {
+  key: string;
+  runId: string;
+  seq: number;
+  status: 'started' | 'completed';
+  output: string | null;
+  updatedAt: number;
+}
+
 /** The terminal or parked state a run is finished with. */
 export interface RunFinish {
   status: Extract<RunStatus, 'completed' | 'failed' | 'needs_attention'>;
@@ -36,12 +46,17 @@ export class RunStore {
   readonly dialect: DialectName;
   private readonly sql: Statements;
 
+  private readonly gate: { value: Promise<void> };
+
   constructor(
     readonly dataSource: DataSource,
     private readonly lifecycle: Lifecycle,
+    private readonly bound?: QueryRunner,
+    gate?: { value: Promise<void> },
   ) {
     this.dialect = dialectOf(dataSource);
     this.sql = statementsFor(this.dialect);
+    this.gate = gate ?? { value: Promise.resolve() };
   }
 
   /** Inserts a new run; false when a run with that id already exists. */
@@ -156,6 +171,11 @@ export class RunStore {
     if (affected !== 1) throw new LeaseLostError(runId, epoch);
   }
 
+  /** Extends the lease of every run `owner` is executing. */
+  async renewLeases(owner: string, leaseUntil: number, now: number): Promise<void> {
+    await this.exec('renew run leases', this.sql.renewLeases, [leaseUntil, now, owner]);
+  }
+
   /** Records a failed attempt (or a budget reset) of the step at `attempt.seq`. */
   async insertAttempt(attempt: AttemptRow, epoch: number): Promise<void> {
     const { affected } = await this.exec(
@@ -224,10 +244,126 @@ export class RunStore {
     return records.map(toRunRow);
   }
 
-  /** Runs one statement on a pooled connection; driver failures name the operation. */
+  /** Records how an at-most-once step ended, over its intent marker. */
+  async completeIntent(step: StepRow, epoch: number): Promise<void> {
+    const { affected } = await this.exec(
+      `record step #${step.seq} of run "${step.runId}"`,
+      this.sql.completeIntent,
+      [
+        step.status,
+        step.output,
+        step.attempts,
+        step.finishedAt,
+        step.runId,
+        step.seq,
+        step.runId,
+        epoch,
+      ],
+    );
+    if (affected !== 1) throw new LeaseLostError(step.runId, epoch);
+  }
+
+  /** Takes a global idempotency key for `runId`/`seq`; false when someone holds it. */
+  async insertKey(key: string, runId: string, seq: number, now: number): Promise<boolean> {
+    try {
+      await this.exec(`claim idempotency key "${key}"`, this.sql.insertKey, [
+        key,
+        runId,
+        seq,
+        now,
+        now,
+      ]);
+      return true;
+    } catch (error) {
+      if (isDuplicateKey(error)) return false;
+      throw error;
+    }
+  }
+
+  async loadKey(key: string): Promise<KeyRow | undefined> {
+    const { records } = await this.exec(`read idempotency key "${key}"`, this.sql.selectKey, [key]);
+    const raw = records[0] as Record<string, unknown> | undefined;
+    if (!raw) return undefined;
+    return {
+      key: String(raw.idempotency_key),
+      runId: String(raw.run_id),
+      seq: Number(raw.seq),
+      status: String(raw.status) as KeyRow['status'],
+      output: typeof raw.output === 'string' ? raw.output : null,
+      updatedAt: Number(raw.updated_at),
+    };
+  }
+
+  /** Moves a key from a run that can no longer finish with it; false when it moved on. */
+  async takeOverKey(held: KeyRow, runId: string, seq: number, now: number): Promise<boolean> {
+    const { affected } = await this.exec(
+      `take over idempotency key "${held.key}"`,
+      this.sql.takeOverKey,
+      [runId, seq, now, held.key, held.runId, held.seq],
+    );
+    return affected === 1;
+  }
+
+  async completeKey(
+    key: string,
+    runId: string,
+    seq: number,
+    output: string,
+    now: number,
+  ): Promise<void> {
+    await this.exec(`complete idempotency key "${key}"`, this.sql.completeKey, [
+      output,
+      now,
+      key,
+      runId,
+      seq,
+    ]);
+  }
+
+  async releaseKey(key: string, runId: string, seq: number): Promise<void> {
+    await this.exec(`release idempotency key "${key}"`, this.sql.releaseKey, [key, runId, seq]);
+  }
+
+  /**
+   * Runs `work` in one database transaction, with a store bound to it (and the
+   * transaction's EntityManager, for a transactional step's own writes). On SQLite, whose
+   * one connection every statement shares, other statements wait until it ends.
+   */
+  async transaction<T>(
+    operation: string,
+    work: (tx: RunStore, manager: EntityManager) => Promise<T>,
+  ): Promise<T> {
+    this.lifecycle.assertAlive(operation);
+    const run = () =>
+      this.dataSource.transaction((manager) =>
+        work(
+          new RunStore(this.dataSource, this.lifecycle, manager.queryRunner, this.gate),
+          manager,
+        ),
+      );
+    return this.bound ? run() : this.serialized(run);
+  }
+
+  /** Runs one statement; driver failures name the operation. */
   async exec(operation: string, sql: string, params: unknown[]): Promise<QueryResult> {
     this.lifecycle.assertAlive(operation);
-    const runner = this.dataSource.createQueryRunner();
+    if (this.bound) return this.query(this.bound, operation, sql, params);
+    return this.serialized(async () => {
+      const runner = this.dataSource.createQueryRunner();
+      try {
+        return await this.query(runner, operation, sql, params);
+      } finally {
+        await runner.release();
+      }
+    });
+  }
+
+  private async query(
+    runner: QueryRunner,
+    operation: string,
+    sql: string,
+    params: unknown[],
+  ): Promise<QueryResult> {
     try {
       const result = await runner.query(sql, params, true);
       result.records ??= [];
@@ -235,8 +371,20 @@ export class RunStore {
     } catch (error) {
       if (isDuplicateKey(error)) throw error;
       throw new StoreUnavailableError(operation, error);
+    }
+  }
+
+  /** SQLite has one connection: a transaction on it must not interleave with other statements. */
+  private async serialized<T>(work: () => Promise<T>): Promise<T> {
+    if (this.dialect !== 'sqlite') return work();
+    const previous = this.gate.value;
+    let release!: () => void;
+    this.gate.value = new Promise<void>((resolve) => (release = resolve));
+    await previous;
+    try {
+      return await work();
     } finally {
-      await runner.release();
+      release();
     }
   }
 }

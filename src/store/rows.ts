@@ -20,8 +20,8 @@ export interface RunRow {
   updatedAt: number;
 }
 
-/** Outcome status of one step record. */
-export type StepStatus = 'completed' | 'failed';
+/** Outcome of one step record; `started` is an at-most-once step's intent marker. */
+export type StepStatus = 'completed' | 'failed' | 'started';
 
 /** One stored step outcome: primary key `(runId, seq)`. */
 export interface StepRow {

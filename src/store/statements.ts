@@ -57,6 +57,42 @@ export function statementsFor(dialect: DialectName) {
         `${typed('bigint')}, ${typed('bigint')} FROM waymark_runs WHERE id = ? AND epoch = ?${lockShared}`,
       pg,
     ),
+    // Records how an at-most-once step ended, over its intent marker; fenced like an insert.
+    completeIntent: numbered(
+      'UPDATE waymark_steps SET status = ?, output = ?, attempts = ?, finished_at = ? ' +
+        "WHERE run_id = ? AND seq = ? AND status = 'started' " +
+        'AND EXISTS (SELECT 1 FROM waymark_runs WHERE id = ? AND epoch = ?)',
+      pg,
+    ),
+    insertKey: numbered(
+      'INSERT INTO waymark_idempotency_keys (idempotency_key, run_id, seq, status, output, created_at, updated_at) ' +
+        "VALUES (?, ?, ?, 'started', NULL, ?, ?)",
+      pg,
+    ),
+    selectKey: numbered(
+      'SELECT idempotency_key, run_id, seq, status, output, updated_at FROM waymark_idempotency_keys ' +
+        'WHERE idempotency_key = ?',
+      pg,
+    ),
+    takeOverKey: numbered(
+      'UPDATE waymark_idempotency_keys SET run_id = ?, seq = ?, updated_at = ? ' +
+        "WHERE idempotency_key = ? AND run_id = ? AND seq = ? AND status = 'started'",
+      pg,
+    ),
+    completeKey: numbered(
+      "UPDATE waymark_idempotency_keys SET status = 'completed', output = ?, updated_at = ? " +
+        'WHERE idempotency_key = ? AND run_id = ? AND seq = ?',
+      pg,
+    ),
+    releaseKey: numbered(
+      'DELETE FROM waymark_idempotency_keys ' +
+        "WHERE idempotency_key = ? AND run_id = ? AND seq = ? AND status = 'started'",
+      pg,
+    ),
+    renewLeases: numbered(
+      "UPDATE waymark_runs SET lease_expires_at = ?, updated_at = ? WHERE owner = ? AND status = 'running'",
+      pg,
+    ),
     // Releases the run until `wake_at`: no owner, no lease, nothing of it held in memory.
     suspendRun: numbered(
       "UPDATE waymark_runs SET status = 'waiting', wake_at = ?, owner = NULL, lease_expires_at = NULL, " +

@@ -18,6 +18,8 @@ import { WorkflowNotRegisteredError } from '../errors/WorkflowNotRegisteredError
 import { InvalidRunStateError } from '../errors/InvalidRunStateError';
 import { RetriesExhaustedError } from '../errors/RetriesExhaustedError';
 import { RunCancelledError } from '../errors/RunCancelledError';
+import { IdempotencyConflictError } from '../errors/IdempotencyConflictError';
+import { UnknownOutcomeError } from '../errors/UnknownOutcomeError';
 import { registerErrorClasses } from './ErrorClassRegistry';
 
 // waymark's own errors read back as their classes, so a replayed failure still matches
@@ -43,4 +45,6 @@ registerErrorClasses(
   InvalidRunStateError,
   RetriesExhaustedError,
   RunCancelledError,
+  IdempotencyConflictError,
+  UnknownOutcomeError,
 );

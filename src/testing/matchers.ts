@@ -1,5 +1,6 @@
 import type { RunHandle } from '../runtime/RunHandle';
 import type { RunStatus } from '../store/RunStatus';
+import type { EffectLedger } from './EffectLedger';
 import type { TestRuntime } from './TestRuntime';
 
 interface MatcherResult {
@@ -41,6 +42,17 @@ export const waymarkMatchers = {
     };
   },
 
+  /** The ledger recorded the effect `key` exactly once (async). */
+  async toHaveEffectOnce(received: EffectLedger, key: string): Promise<MatcherResult> {
+    const count = await received.count(key);
+    const pass = count === 1;
+    return {
+      pass,
+      message: () =>
+        `expected effect "${key}" ${pass ? 'not ' : ''}to have happened once, it happened ${count} time(s)`,
+    };
+  },
+
   /** The step's body executed exactly `times` times on this test runtime and its restarts. */
   toHaveExecutedStepTimes(received: TestRuntime, step: string, times: number): MatcherResult {
     const actual = received.executions.count(step);
@@ -61,6 +73,8 @@ declare global {
       toHaveCompletedSteps(names: string[]): Promise<R>;
       /** See {@link waymarkMatchers.toHaveRunStatus}; await it. */
       toHaveRunStatus(status: RunStatus): Promise<R>;
+      /** See {@link waymarkMatchers.toHaveEffectOnce}; await it. */
+      toHaveEffectOnce(key: string): Promise<R>;
       /** See {@link waymarkMatchers.toHaveExecutedStepTimes}. */
       toHaveExecutedStepTimes(step: string, times: number): R;
     }

@@ -21,6 +21,25 @@ class Pipeline {
   }
 }
 
+@injectable()
+class Notifier {
+  @Workflow({ id: (id: string) => `notify-${id}` })
+  async notify(id: string): Promise<string> {
+    await this.plain(id);
+    return this.once(id);
+  }
+
+  @Step()
+  async plain(id: string): Promise<string> {
+    return id;
+  }
+
+  @Step({ atMostOnce: true })
+  async once(id: string): Promise<string> {
+    return `sent ${id}`;
+  }
+}
+
 describe.each(ALL_BACKENDS)('statements per run on %s', (backend) => {
   let db: TestDatabase;
   let runtime: TestRuntime;
@@ -62,6 +81,15 @@ describe.each(ALL_BACKENDS)('statements per run on %s', (backend) => {
     const stepWrites = counter.writes.filter((s) => /INTO waymark_steps/.test(s));
     expect(stepWrites).toHaveLength(N - 10);
     expect(counter.writes).toHaveLength(1 + 1 + (N - 10) + 1);
+  });
+
+  it('a plain step costs one write and an at-most-once step two (its intent marker first)', async () => {
+    counter.reset();
+    await expect(rootContainer.resolve(Notifier).notify('n1')).resolves.toBe('sent n1');
+    const stepWrites = counter.writes.filter((s) => /waymark_steps/.test(s));
+    expect(stepWrites.map((s) => s.split(' ')[0])).toEqual(['INSERT', 'INSERT', 'UPDATE']);
+    expect(counter.writes).toHaveLength(2 + 3);
+    expect(counter.reads).toEqual([]);
   });
 
   it('calling a completed run again reads it and writes nothing', async () => {

@@ -2,7 +2,7 @@
  * Compile-time contract of the decorators: every `@ts-expect-error` below must be an
  * error, and everything else must compile. Checked by `tsc` in `npm test`; never run.
  */
-import { Retry, Step, Workflow, type RetryOptions } from 'waymark';
+import { Idempotent, Retry, Step, Workflow, type RetryOptions } from 'waymark';
 
 class NotAnError {
   readonly reason = 'not an Error';
@@ -128,3 +128,25 @@ export class WorkflowIdIsTyped {
 export const shared: RetryOptions = { maxAttempts: 3, backoff: { fixed: '1s' } };
 // @ts-expect-error jitter belongs to exponential backoff only
 export const mixed: RetryOptions = { backoff: { fixed: '1s', jitter: 'full' } };
+
+interface Draft {
+  id: string;
+}
+
+export class IdempotencyKeysAreTyped {
+  @Step()
+  @Idempotent({ key: (d: Draft) => `submit-${d.id}`, scope: 'global' })
+  async submit(d: Draft, _note: string): Promise<string> {
+    return d.id;
+  }
+
+  @Step()
+  // @ts-expect-error the key function reads a number, the method takes a Draft
+  @Idempotent({ key: (n: number) => `n-${n}` })
+  async wrongType(_d: Draft): Promise<void> {}
+
+  @Step()
+  // @ts-expect-error scope is 'run' or 'global'
+  @Idempotent({ key: (d: Draft) => d.id, scope: 'everywhere' })
+  async wrongScope(_d: Draft): Promise<void> {}
+}

@@ -7,6 +7,7 @@ import {
   Workflow,
   WorkflowContext,
   findWorkflow,
+  Idempotent,
   validateClassPolicies,
 } from 'waymark';
 import { readMethodPolicies, recordPolicy } from '../../src/decorators/metadata';
@@ -235,6 +236,39 @@ describe('calls outside a runtime', () => {
     expect(() => ctx.runId).toThrow(NotInRunError);
     expect(() => ctx.idempotencyKey).toThrow(
       'WorkflowContext.idempotencyKey is only available inside a step of a run',
+    );
+  });
+});
+
+describe('side-effect options that contradict each other are refused at registration', () => {
+  it("scope 'global' needs a key function", () => {
+    class Billing {
+      @Step()
+      @Idempotent({ scope: 'global' })
+      async bill(): Promise<void> {}
+    }
+    expect(() => validateClassPolicies(Billing)).toThrow(
+      "@Idempotent on Billing.bill: scope 'global' needs a key function, e.g. key: (order) => order.id",
+    );
+  });
+
+  it('a transactional step cannot also be at-most-once', () => {
+    class Ledger {
+      @Step({ transactional: true, atMostOnce: true })
+      async post(): Promise<void> {}
+    }
+    expect(() => validateClassPolicies(Ledger)).toThrow(
+      /transactional and atMostOnce exclude each other/,
+    );
+  });
+
+  it('@Idempotent without @Step names the class and method', () => {
+    class Mailer {
+      @Idempotent({ key: (to: string) => to })
+      async send(_to: string): Promise<void> {}
+    }
+    expect(() => validateClassPolicies(Mailer)).toThrow(
+      '@Idempotent on Mailer.send needs @Step on the same method',
     );
   });
 });

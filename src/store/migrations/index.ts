@@ -1,6 +1,7 @@
 import type { MigrationInterface } from 'typeorm';
 import { M0001CreateRunsAndSteps } from './M0001CreateRunsAndSteps';
 import { M0002AddAttempts } from './M0002AddAttempts';
+import { M0003AddIdempotencyKeys } from './M0003AddIdempotencyKeys';
 
 /**
  * waymark's schema migrations, oldest first. Applied by the runtime unless
@@ -10,4 +11,5 @@ import { M0002AddAttempts } from './M0002AddAttempts';
 export const waymarkMigrations: ReadonlyArray<new () => MigrationInterface> = [
   M0001CreateRunsAndSteps,
   M0002AddAttempts,
+  M0003AddIdempotencyKeys,
 ];
