@@ -20,3 +20,5 @@ export * from './RunCancelledError';
 export * from './InvalidRunStateError';
 export * from './UnknownOutcomeError';
 export * from './IdempotencyConflictError';
+export * from './RunFinishedError';
+export * from './SignalTimeoutError';

@@ -11,7 +11,7 @@ export type HaltDisposition = 'needs_attention' | 'parked' | 'suspended' | 'canc
 export interface RunHalt {
   readonly error: unknown;
   readonly disposition: HaltDisposition;
-  readonly wakeAt?: number;
+  readonly wakeAt?: number | null;
 }
 
 /**
@@ -61,7 +61,7 @@ export class ActiveRun {
   }
 
   /** Stops the run here; the first reason wins. */
-  halt(error: unknown, disposition: HaltDisposition, wakeAt?: number): void {
+  halt(error: unknown, disposition: HaltDisposition, wakeAt?: number | null): void {
     this.haltReason ??= { error, disposition, wakeAt };
   }
 

@@ -27,7 +27,7 @@ export class ChildRuns {
     const runId = workflow.id ? undefined : `${run.runId}/${seq}`;
     const { launcher } = this.kernel;
     const launch = await launcher.launch(call, { runId, parentRunId: run.runId });
-    const outcome: RunOutcome = await launcher.awaitOutcome(launch.runId, launch.outcome);
+    const outcome: RunOutcome = await this.kernel.waiter.awaitOutcome(launch.runId, launch.outcome);
     if (outcome.status === 'needs_attention') {
       run.halt(outcome.error, 'needs_attention');
       throw outcome.error;

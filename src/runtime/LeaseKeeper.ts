@@ -1,3 +1,4 @@
+import { LeaseLostError } from '../errors/LeaseLostError';
 import type { RuntimeKernel } from './RuntimeKernel';
 
 /**
@@ -22,11 +23,29 @@ export class LeaseKeeper {
     this.timer = undefined;
   }
 
+  /** Runs cancelled or taken over elsewhere stop here now, not at their next write. */
+  private async noticeLostRuns(): Promise<void> {
+    const { queue, launcher, codec } = this.kernel;
+    const mine = new Map(launcher.activeRuns().map((r) => [r.runId, r.epoch]));
+    for (const stored of await queue.statuses([...mine.keys()])) {
+      const epoch = mine.get(stored.id)!;
+      if (stored.status === 'cancelled') {
+        launcher.cancelLocal(
+          stored.id,
+          codec.decode(stored.error ?? '', `run "${stored.id}" error`),
+        );
+      } else if (stored.epoch !== epoch) {
+        launcher.abortLocal(stored.id, new LeaseLostError(stored.id, epoch));
+      }
+    }
+  }
+
   private async renew(): Promise<void> {
     const { store, workerId, clock, leaseMs, logger, lifecycle } = this.kernel;
     if (!this.kernel.launcher.hasActiveRuns() || lifecycle.isDead) return;
     try {
       await store.renewLeases(workerId, clock.now() + leaseMs, clock.now());
+      await this.noticeLostRuns();
     } catch (error) {
       logger.warn('could not renew run leases; other processes may take these runs over', {
         error,

@@ -22,6 +22,11 @@ export class Lifecycle {
     return this.state === 'open';
   }
 
+  /** Closing: finishing or handing over what runs here, accepting nothing new. */
+  get isClosing(): boolean {
+    return this.state === 'closing';
+  }
+
   get isDead(): boolean {
     return this.state === 'dead';
   }

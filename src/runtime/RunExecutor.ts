@@ -1,3 +1,4 @@
+import { LeaseLostError } from '../errors/LeaseLostError';
 import { SerializationError } from '../errors/SerializationError';
 import type { RunFinish } from '../store/RunStore';
 import type { ActiveRun } from './ActiveRun';
@@ -39,8 +40,8 @@ export class RunExecutor {
     const halted = run.halted;
     if (halted?.disposition === 'abort') throw halted.error;
     if (halted?.disposition === 'suspended') {
-      events.emit('run.waiting', { ...ids, wakeAt: halted.wakeAt! });
-      return { status: 'waiting', wakeAt: halted.wakeAt! };
+      events.emit('run.waiting', { ...ids, wakeAt: halted.wakeAt ?? null });
+      return { status: 'waiting', wakeAt: halted.wakeAt ?? null };
     }
     if (halted?.disposition === 'parked') {
       events.emit('run.needs_attention', { ...ids, error: halted.error });
@@ -49,7 +50,10 @@ export class RunExecutor {
     if (run.cancellation.signal.aborted) {
       return { status: 'cancelled', error: run.cancellation.signal.reason };
     }
-    if (!settled.ok && isProcessAbort(settled.error)) throw settled.error;
+    if (!settled.ok && isProcessAbort(settled.error)) {
+      await this.handOverIfClosing(run, settled.error);
+      throw settled.error;
+    }
     lifecycle.assertAlive(`finish run "${run.runId}"`);
 
     const { finish, outcome } = this.conclude(run, settled);
@@ -89,6 +93,23 @@ export class RunExecutor {
       finish: { status: 'failed', result: null, error: encodeError(codec, settled.error) },
       outcome: { status: 'failed', error: settled.error },
     };
+  }
+
+  /**
+   * A run stopped because the runtime is closing goes back to the queue, so another
+   * process continues it at once instead of after its lease lapses.
+   */
+  private async handOverIfClosing(run: ActiveRun, error: unknown): Promise<void> {
+    const { lifecycle, queue, clock, logger } = this.kernel;
+    if (!lifecycle.isClosing || error instanceof LeaseLostError) return;
+    await queue.release(run.runId, run.epoch, clock.now()).catch((reason: unknown) => {
+      logger.warn(
+        `could not hand run "${run.runId}" over; another process takes it when its lease lapses`,
+        {
+          error: reason,
+        },
+      );
+    });
   }
 
   /** Settles with `work`, or rejects at once if the runtime is killed first. */

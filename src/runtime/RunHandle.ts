@@ -48,6 +48,6 @@ export class RunHandle<T = unknown> {
   async result(): Promise<T> {
     const { launcher } = this.kernel;
     const first = launcher.outcomeOf(this.runId) ?? waitForStoredOutcome(this.kernel, this.runId);
-    return unwrapOutcome(await launcher.awaitOutcome(this.runId, first)) as T;
+    return unwrapOutcome(await this.kernel.waiter.awaitOutcome(this.runId, first)) as T;
   }
 }

@@ -26,6 +26,8 @@ export interface Launch {
 export interface LaunchOptions {
   runId?: string;
   parentRunId?: string;
+  /** Record the run as `pending` for a worker instead of executing it here. */
+  queue?: boolean;
 }
 
 interface InFlight {
@@ -115,19 +117,23 @@ export class RunLauncher {
       id: runId,
       workflow: workflow.name,
       version: workflow.version ?? null,
-      status: 'running',
+      status: options.queue ? 'pending' : 'running',
       args,
       result: null,
       error: null,
-      owner: workerId,
+      owner: options.queue ? null : workerId,
       epoch: 1,
-      leaseExpiresAt: now + leaseMs,
+      leaseExpiresAt: options.queue ? null : now + leaseMs,
       wakeAt: null,
       parentRunId: options.parentRunId ?? null,
       parkedSeq: null,
+      waitingFor: null,
       createdAt: now,
       updatedAt: now,
     });
+    if (created && options.queue) {
+      return { runId, created, outcome: this.quiet(waitForStoredOutcome(this.kernel, runId)) };
+    }
     if (created) {
       const run = new ActiveRun(runId, workflow.name, 1, new Map());
       return {
@@ -152,10 +158,22 @@ export class RunLauncher {
         return storedOutcome(this.kernel, stored);
     }
     const now = clock.now();
+    if (this.heldElsewhere(stored, now)) return waitForStoredOutcome(this.kernel, stored.id);
     if (!(await store.claimRun(stored, workerId, now + leaseMs, now))) {
       return waitForStoredOutcome(this.kernel, stored.id);
     }
     return this.executeClaimed(stored.id, stored.epoch + 1, call);
+  }
+
+  /**
+   * A run another live process executes (its lease holds) is waited for, never taken.
+   * A run owned by this worker id but not executing here is from this worker's previous
+   * life (a restart under the same id): taken over at once.
+   */
+  private heldElsewhere(row: RunRow, now: number): boolean {
+    if (row.status !== 'running' || row.owner === null || row.owner === this.kernel.workerId)
+      return false;
+    return row.leaseExpiresAt !== null && row.leaseExpiresAt > now;
   }
 
   /**
@@ -172,6 +190,20 @@ export class RunLauncher {
       };
     });
     this.track(runId, { workflow: '', args: '', launch, adopted: true });
+  }
+
+  /**
+   * Executes a run a worker just claimed (`row` as claimed, at its new epoch); settles when
+   * the run stops here. Callers of `result()` in this process join it.
+   */
+  adoptClaimedRow(row: RunRow): Promise<RunOutcome> {
+    const launch = Promise.resolve().then((): Launch => ({
+      runId: row.id,
+      created: false,
+      outcome: this.quiet(this.executeClaimed(row.id, row.epoch, this.callFor(row))),
+    }));
+    this.track(row.id, { workflow: '', args: '', launch, adopted: true });
+    return launch.then((l) => l.outcome);
   }
 
   /** Loads the history of a run this process just claimed at `epoch`, and executes it. */
@@ -195,24 +227,40 @@ export class RunLauncher {
     return this.execute(run, resolved, true);
   }
 
-  /**
-   * Settles to a run's final outcome: a run released to `waiting` is resumed here when it
-   * is due (unless another process finished it first), and so on until it ends.
-   */
-  async awaitOutcome(runId: string, first: Promise<RunOutcome>): Promise<RunOutcome> {
-    const { clock, lifecycle, store } = this.kernel;
-    for (let outcome = await first; ;) {
-      if (outcome.status !== 'waiting') return outcome;
-      await clock.sleep(Math.max(0, outcome.wakeAt - clock.now()), lifecycle.signal);
-      const row = await store.loadRun(runId);
-      if (!row) throw new RunNotFoundError(runId);
-      outcome = await (this.outcomeOf(runId) ?? this.resumeRow(row));
-    }
-  }
-
   /** Whether this process is executing any run. */
   hasActiveRuns(): boolean {
     return this.active.size > 0;
+  }
+
+  /** The runs this process is executing, with the epoch it holds each at. */
+  activeRuns(): ReadonlyArray<{ runId: string; epoch: number }> {
+    return [...this.active.values()].map((run) => ({ runId: run.runId, epoch: run.epoch }));
+  }
+
+  /**
+   * After the grace period of a close: runs still executing here go back to the queue now
+   * (their late writes are fenced once another process claims them).
+   */
+  async handOverRemaining(): Promise<void> {
+    const { queue, clock, logger } = this.kernel;
+    for (const { runId, epoch } of this.activeRuns()) {
+      await queue.release(runId, epoch, clock.now()).catch((error: unknown) => {
+        logger.warn(
+          `could not hand run "${runId}" over; another process takes it when its lease lapses`,
+          {
+            error,
+          },
+        );
+      });
+    }
+  }
+
+  /** Stops a run executing here: it writes nothing more (another process took it, or it ended). */
+  abortLocal(runId: string, reason: unknown): void {
+    const run = this.active.get(runId);
+    if (!run) return;
+    run.halt(reason, 'abort');
+    run.cancellation.abort(reason);
   }
 
   /** Cancels a run executing in this process: its current step's signal aborts now. */
@@ -220,7 +268,8 @@ export class RunLauncher {
     this.active.get(runId)?.cancellation.abort(reason);
   }
 
-  private async resumeRow(row: RunRow): Promise<RunOutcome> {
+  /** Resumes a stored run found due (or abandoned) by a caller waiting for it. */
+  async resumeRow(row: RunRow): Promise<RunOutcome> {
     if (row.status === 'waiting' || row.status === 'running') {
       return (await this.resumeStored(row)).outcome;
     }

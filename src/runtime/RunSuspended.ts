@@ -7,8 +7,11 @@ import { WaymarkError } from '../errors/WaymarkError';
 export class RunSuspended extends WaymarkError {
   constructor(
     readonly runId: string,
-    readonly wakeAt: number,
+    readonly wakeAt: number | null,
   ) {
-    super('RUN_SUSPENDED', `run "${runId}" is waiting until ${new Date(wakeAt).toISOString()}`);
+    super(
+      'RUN_SUSPENDED',
+      `run "${runId}" is waiting ${wakeAt === null ? 'for a signal' : `until ${new Date(wakeAt).toISOString()}`}`,
+    );
   }
 }

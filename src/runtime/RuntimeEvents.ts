@@ -9,7 +9,7 @@ export interface WaymarkEvents {
   'run.failed': { runId: string; workflow: string; error: unknown };
   'run.needs_attention': { runId: string; workflow: string; error: unknown };
   /** Released until `wakeAt` (a long backoff, a timer, a signal): no process holds it. */
-  'run.waiting': { runId: string; workflow: string; wakeAt: number };
+  'run.waiting': { runId: string; workflow: string; wakeAt: number | null };
   'step.started': { runId: string; seq: number; step: string };
   'step.completed': { runId: string; seq: number; step: string; durationMs: number };
   'step.failed': { runId: string; seq: number; step: string; durationMs: number; error: unknown };

@@ -2,10 +2,12 @@ import type { DependencyContainer } from 'tsyringe';
 import type { Codec } from '../store/Codec';
 import type { RunControl } from '../store/RunControl';
 import type { RunQueries } from '../store/RunQueries';
+import type { WorkQueue } from '../store/WorkQueue';
 import type { RunStore } from '../store/RunStore';
 import type { Clock } from './Clock';
 import type { Lifecycle } from './Lifecycle';
 import type { Logger } from './Logger';
+import type { OutcomeWaiter } from './OutcomeWaiter';
 import type { RunExecutor } from './RunExecutor';
 import type { RunLauncher } from './RunLauncher';
 import type { RuntimeEvents } from './RuntimeEvents';
@@ -23,6 +25,7 @@ export interface RuntimeKernel {
   readonly store: RunStore;
   readonly queries: RunQueries;
   readonly control: RunControl;
+  readonly queue: WorkQueue;
   readonly codec: Codec;
   readonly clock: Clock;
   readonly events: RuntimeEvents;
@@ -43,5 +46,6 @@ export interface RuntimeKernel {
   readonly container: DependencyContainer;
   readonly interceptor: StepInterceptor;
   readonly launcher: RunLauncher;
+  readonly waiter: OutcomeWaiter;
   readonly executor: RunExecutor;
 }

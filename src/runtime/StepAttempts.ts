@@ -140,7 +140,7 @@ export class StepAttempts {
     const remaining = dueAt - clock.now();
     if (remaining <= 0) return;
     if (remaining > this.kernel.durableDelayMs) {
-      await store.suspendRun(run.runId, run.epoch, dueAt, clock.now());
+      await store.suspendRun(run.runId, run.epoch, dueAt, 'retry', clock.now());
       const suspended = new RunSuspended(run.runId, dueAt);
       run.halt(suspended, 'suspended', dueAt);
       throw suspended;

@@ -2,6 +2,7 @@ import { inject, injectable } from 'tsyringe';
 import { qualifiedName } from '../decorators/metadata';
 import { validateClassPolicies } from '../decorators/validateClassPolicies';
 import { ConfigurationError } from '../errors/ConfigurationError';
+import { RuntimeClosedError } from '../errors/RuntimeClosedError';
 import type { StepRow } from '../store/rows';
 import type { ActiveRun } from './ActiveRun';
 import { GlobalKeyClaims } from './GlobalKeyClaims';
@@ -15,6 +16,7 @@ import type { StepHookPoint } from './StepHooks';
 import { StepRecords } from './StepRecords';
 import { StepOutcomes } from './StepOutcomes';
 import { ChildRuns } from './ChildRuns';
+import { DurableWaits } from './DurableWaits';
 import type { MethodCall } from './WorkflowCall';
 
 /** A transactional attempt whose checkpoint committed with the body's writes. */
@@ -49,6 +51,7 @@ export class StepInterceptor {
   private readonly keys: GlobalKeyClaims;
   private readonly outcomes: StepOutcomes;
   private readonly children: ChildRuns;
+  private readonly waits: DurableWaits;
 
   constructor(@inject(RUNTIME_KERNEL) protected readonly kernel: RuntimeKernel) {
     this.attempts = new StepAttempts(kernel);
@@ -56,6 +59,7 @@ export class StepInterceptor {
     this.keys = new GlobalKeyClaims(kernel);
     this.outcomes = new StepOutcomes(kernel, this.records);
     this.children = new ChildRuns(kernel, this.records);
+    this.waits = new DurableWaits(kernel, this.records);
   }
 
   /** A `@Step` called at the top level of a run. Takes its seq synchronously. */
@@ -67,7 +71,7 @@ export class StepInterceptor {
   /** A `@Workflow` called outside any run: start, resume or read back that run. */
   async interceptWorkflow(call: MethodCall): Promise<unknown> {
     const launch = await this.kernel.launcher.launch(call);
-    return unwrapOutcome(await this.kernel.launcher.awaitOutcome(launch.runId, launch.outcome));
+    return unwrapOutcome(await this.kernel.waiter.awaitOutcome(launch.runId, launch.outcome));
   }
 
   /** A `@Workflow` called inside a run: a child run, memoized in the parent like a step. */
@@ -94,6 +98,20 @@ export class StepInterceptor {
     return value;
   }
 
+  /** `ctx.waitForSignal()` in workflow code. Takes its seq synchronously. */
+  waitForSignal(scope: RunScope, name: string, timeoutMs: number | undefined): Promise<unknown> {
+    const seq = scope.run.nextSeq();
+    return this.handOver(scope.run).then(() =>
+      this.waits.waitForSignal(scope.run, seq, name, timeoutMs),
+    );
+  }
+
+  /** `ctx.sleep()` in workflow code. Takes its seq synchronously. */
+  sleep(scope: RunScope, ms: number): Promise<void> {
+    const seq = scope.run.nextSeq();
+    return this.handOver(scope.run).then(() => this.waits.sleep(scope.run, seq, ms));
+  }
+
   /** Executes a step body in its own scope. Override to wrap every execution. */
   protected invokeBody(scope: RunScope, call: MethodCall): Promise<unknown> {
     return scope.enter(() => call.policies.original.apply(call.instance, call.args));
@@ -103,6 +121,7 @@ export class StepInterceptor {
     const { run } = scope;
     const step = call.policies.step!;
     run.assertRunnable();
+    await this.handOver(run);
     validateClassPolicies(call.declaringClass);
     const recorded = run.history.get(seq);
     if (recorded?.status === 'started')
@@ -261,6 +280,20 @@ export class StepInterceptor {
       error: settled.error,
     });
     throw settled.error;
+  }
+
+  /**
+   * While the runtime closes (a deploy), a run reaching a step boundary goes back to the
+   * queue for another process to continue at once, instead of starting more work here.
+   */
+  private async handOver(run: ActiveRun): Promise<void> {
+    if (!this.kernel.lifecycle.isClosing) return;
+    await this.kernel.queue.release(run.runId, run.epoch, this.kernel.clock.now());
+    const error = new RuntimeClosedError(
+      `continue run "${run.runId}" here (handed over to another process)`,
+    );
+    run.halt(error, 'abort');
+    throw error;
   }
 
   private assertSharedDataSource(call: MethodCall): void {

@@ -11,11 +11,13 @@ import { Migrator } from '../store/Migrator';
 import { openDataSource } from '../store/openDataSource';
 import { RunControl } from '../store/RunControl';
 import { RunQueries } from '../store/RunQueries';
+import { WorkQueue } from '../store/WorkQueue';
 import { RunStore } from '../store/RunStore';
 import { SystemClock } from './Clock';
 import { LeaseKeeper } from './LeaseKeeper';
 import { Lifecycle } from './Lifecycle';
 import { quietConsoleLogger } from './Logger';
+import { OutcomeWaiter } from './OutcomeWaiter';
 import { RunExecutor } from './RunExecutor';
 import { RunLauncher } from './RunLauncher';
 import { RuntimeEvents } from './RuntimeEvents';
@@ -73,6 +75,7 @@ export async function createRuntime<R extends WaymarkRuntime = WaymarkRuntime>(
     store,
     queries: new RunQueries(store, codec),
     control: new RunControl(opened.dataSource, lifecycle),
+    queue: new WorkQueue(store),
     codec,
     clock: settings.clock,
     events: new RuntimeEvents(settings.logger),
@@ -90,6 +93,7 @@ export async function createRuntime<R extends WaymarkRuntime = WaymarkRuntime>(
   scope.register(RUNTIME_KERNEL, { useValue: kernel });
   kernel.launcher = new RunLauncher(kernel);
   kernel.executor = new RunExecutor(kernel);
+  kernel.waiter = new OutcomeWaiter(kernel);
   kernel.interceptor = scope.resolve(StepInterceptor);
 
   const runtime = build(

@@ -9,7 +9,10 @@ import type { Claim } from '../store/RunControl';
 import type { ListRunsOptions, RunPage, StepRecord } from '../store/RunQueries';
 import type { Disposable } from './Disposable';
 import type { Lifecycle } from './Lifecycle';
+import { findWorkflow } from '../decorators/WorkflowRegistry';
+import { SignalStore } from '../store/SignalStore';
 import { RunHandle } from './RunHandle';
+import { Worker, type WorkerOptions } from './Worker';
 import type { WaymarkEventName, WaymarkEvents } from './RuntimeEvents';
 import type { RuntimeKernel } from './RuntimeKernel';
 import { RuntimeRegistry } from './RuntimeRegistry';
@@ -18,6 +21,8 @@ import { RuntimeRegistry } from './RuntimeRegistry';
 export interface StartOptions {
   /** Use this run id instead of the one `@Workflow({ id })` derives or a new UUID. */
   runId?: string;
+  /** Record the run as `pending` for a worker (any process) instead of executing it here. */
+  queue?: boolean;
 }
 
 /** Method names of `C` that return promises: the candidates for a workflow. */
@@ -43,6 +48,7 @@ const RECOVER_BATCH = 100;
  */
 export class WaymarkRuntime {
   private closing: Promise<void> | undefined;
+  private readonly workers = new Set<Worker>();
 
   /** @internal Use `Waymark.create()`. */
   constructor(
@@ -85,7 +91,7 @@ export class WaymarkRuntime {
     const instance = this.kernel.container.resolve(Class);
     const launch = await this.kernel.launcher.launch(
       { instance, declaringClass: Class, policies, args: args },
-      { runId: options.runId },
+      { runId: options.runId, queue: options.queue },
     );
     return new RunHandle(launch.runId, this.kernel);
   }
@@ -116,23 +122,53 @@ export class WaymarkRuntime {
   }
 
   /**
-   * Resumes every run this process should pick up: runs another process left `running`
-   * before this runtime started (it crashed or was killed), and `waiting` runs that are due.
-   * Returns a handle per resumed run.
+   * Resumes, here, every run a stopped process left behind: `running` runs whose lease
+   * lapsed (or that this worker id owned before a restart) and `waiting` runs that are
+   * due. Returns a handle per resumed run. A worker (`startWorker`) does this continuously.
    */
   async recover(): Promise<RunHandle[]> {
-    const { store, workerId, startedAt, launcher, clock } = this.kernel;
+    const { store, workerId, launcher, clock } = this.kernel;
+    const executing = new Set(launcher.activeRuns().map((r) => r.runId));
     const handles: RunHandle[] = [];
-    for (const row of await store.findRecoverable(
-      workerId,
-      startedAt,
-      clock.now(),
-      RECOVER_BATCH,
-    )) {
+    for (const row of await store.findRecoverable(workerId, clock.now(), RECOVER_BATCH)) {
+      if (executing.has(row.id) || !findWorkflow(row.workflow)) continue;
       const launch = await launcher.resumeStored(row);
       handles.push(new RunHandle(launch.runId, this.kernel));
     }
     return handles;
+  }
+
+  /**
+   * Starts pulling runs from the database: pending, due and abandoned ones, up to
+   * `concurrency` at once. Stopped by `close()`.
+   *
+   * @example
+   * ```ts
+   * const runtime = await Waymark.create({ database: process.env.DATABASE_URL! });
+   * runtime.startWorker({ concurrency: 20 });
+   * runtime.installSignalHandlers(); // SIGTERM: finish steps, hand runs over, exit
+   * ```
+   */
+  startWorker(options?: WorkerOptions): Worker {
+    this.lifecycle.assertOpen('start a worker');
+    const worker = new Worker(this.kernel, options);
+    this.workers.add(worker);
+    return worker;
+  }
+
+  /**
+   * Sends signal `name` with `payload` to a run: stored in the same transaction that checks
+   * the run exists and has not ended, so it is never lost; a run waiting for it is woken.
+   *
+   * @example
+   * ```ts
+   * await runtime.signal('po-1234', 'approval', { approved: true, by: 'dana' });
+   * ```
+   */
+  async signal(runId: string, name: string, payload?: unknown): Promise<void> {
+    const encoded = this.kernel.codec.encode(payload, 'payload');
+    await new SignalStore(this.kernel.store).send(runId, name, encoded, this.kernel.clock.now());
+    this.kernel.waiter.wake(runId);
   }
 
   /**
@@ -214,10 +250,32 @@ export class WaymarkRuntime {
     return this.closing;
   }
 
+  /**
+   * On SIGTERM or SIGINT (a deploy, Ctrl-C): `close({ grace })` — stop claiming, let steps in
+   * flight finish, hand every run back to the queue — then exit the process. Opt-in.
+   */
+  installSignalHandlers(options: { grace?: number; exit?: boolean } = {}): Disposable {
+    const onSignal = (): void => {
+      void this.close({ grace: options.grace }).finally(() => {
+        if (options.exit ?? true) process.exit(0);
+      });
+    };
+    process.once('SIGTERM', onSignal);
+    process.once('SIGINT', onSignal);
+    return {
+      dispose: () => {
+        process.off('SIGTERM', onSignal);
+        process.off('SIGINT', onSignal);
+      },
+    };
+  }
+
   private async shutdown(graceMs: number): Promise<void> {
     this.lifecycle.beginClosing();
     RuntimeRegistry.deactivate(this.kernel);
+    await Promise.all([...this.workers].map((worker) => worker.stop()));
     await this.kernel.launcher.drain(graceMs);
+    await this.kernel.launcher.handOverRemaining();
     this.lifecycle.markClosed();
     if (this.owned.destroy && this.owned.dataSource.isInitialized)
       await this.owned.dataSource.destroy();

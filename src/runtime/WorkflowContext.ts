@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { injectable } from 'tsyringe';
 import type { EntityManager } from 'typeorm';
+import { ConfigurationError } from '../errors/ConfigurationError';
 import { NotInRunError } from '../errors/NotInRunError';
+import { parseDuration, type Duration } from '../policies/Duration';
 import { RunScope } from './RunScope';
 import { RuntimeRegistry } from './RuntimeRegistry';
 
@@ -67,6 +69,51 @@ export class WorkflowContext {
     return manager;
   }
 
+  /**
+   * Waits for signal `name` (sent with `runtime.signal(runId, name, payload)`) and returns
+   * its payload. A signal already delivered is returned at once; otherwise the run is
+   * released to `waiting` — no process holds it — and resumes wherever a worker runs once
+   * the signal comes. With `timeout`, `SignalTimeoutError` is thrown when none came in time.
+   * Signals with one name queue in order; each wait takes one.
+   *
+   * @example
+   * ```ts
+   * try {
+   *   const approval = await this.ctx.waitForSignal<Approval>('approval', { timeout: '7d' });
+   * } catch (e) {
+   *   if (e instanceof SignalTimeoutError) await this.escalate(req);
+   * }
+   * ```
+   */
+  waitForSignal<T = unknown>(name: string, options: { timeout?: Duration } = {}): Promise<T> {
+    const scope = this.workflowScope('waitForSignal()');
+    if (typeof name !== 'string' || name.length === 0 || name.length > 200) {
+      throw new ConfigurationError(
+        `waitForSignal(name): name must be a non-empty string of at most 200 characters`,
+      );
+    }
+    const timeoutMs =
+      options.timeout === undefined
+        ? undefined
+        : parseDuration(options.timeout, 'waitForSignal(): timeout');
+    return scope.kernel.interceptor.waitForSignal(scope, name, timeoutMs) as Promise<T>;
+  }
+
+  /**
+   * A durable timer: in workflow code the wake-up time is stored, and a sleep longer than
+   * `durableDelayThreshold` releases the run until then. Outside workflow code (or in a
+   * step) it is a plain wait.
+   */
+  sleep(duration: Duration): Promise<void> {
+    const ms = parseDuration(duration, 'sleep()');
+    const scope = RunScope.current();
+    if (!scope || scope.step) {
+      const kernel = scope?.kernel ?? RuntimeRegistry.current();
+      return kernel ? kernel.clock.sleep(ms) : new Promise((resolve) => setTimeout(resolve, ms));
+    }
+    return scope.kernel.interceptor.sleep(scope, ms);
+  }
+
   /** The current time; in a workflow it is recorded, so a resume sees the same instant. */
   now(): Date {
     return this.recorded('ctx.now', () => new Date(this.clockNow()));
@@ -91,6 +138,18 @@ export class WorkflowContext {
   private clockNow(): number {
     const kernel = RunScope.current()?.kernel ?? RuntimeRegistry.current();
     return kernel ? kernel.clock.now() : Date.now();
+  }
+
+  private workflowScope(what: string): RunScope {
+    const scope = RunScope.current();
+    if (!scope || scope.step) {
+      throw new NotInRunError(
+        `WorkflowContext.${what}`,
+        'step',
+        'workflow method (outside any step)',
+      );
+    }
+    return scope;
   }
 
   private scope(what: string): RunScope {

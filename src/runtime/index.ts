@@ -9,5 +9,6 @@ export * from './StepInterceptor';
 export * from './Waymark';
 export { WaymarkRuntime, type StartOptions, type AsyncMethodOf } from './WaymarkRuntime';
 export * from './WorkflowContext';
+export * from './Worker';
 export type { RunScope, StepFrame } from './RunScope';
 export type { MethodCall } from './WorkflowCall';

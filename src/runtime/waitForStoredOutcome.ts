@@ -23,8 +23,14 @@ export async function waitForStoredOutcome(
     const row = await store.loadRun(runId);
     if (!row) throw new RunNotFoundError(runId);
     if (isTerminalStatus(row.status)) return storedOutcome(kernel, row);
-    if (row.status === 'waiting' && row.wakeAt !== null) {
-      return { status: 'waiting', wakeAt: row.wakeAt };
+    if (row.status === 'waiting') return { status: 'waiting', wakeAt: row.wakeAt };
+    // Its process stopped renewing the lease: due now, for whoever waits to resume it.
+    if (
+      row.status === 'running' &&
+      row.leaseExpiresAt !== null &&
+      row.leaseExpiresAt < kernel.clock.now()
+    ) {
+      return { status: 'waiting', wakeAt: kernel.clock.now() };
     }
     await new Promise((resolve) => setTimeout(resolve, delay));
   }
@@ -39,8 +45,7 @@ export function storedOutcome(kernel: RuntimeKernel, row: RunRow): RunOutcome {
       result: codec.decode(row.result ?? '', `run "${row.id}" result`),
     };
   }
-  if (row.status === 'waiting' && row.wakeAt !== null)
-    return { status: 'waiting', wakeAt: row.wakeAt };
+  if (row.status === 'waiting') return { status: 'waiting', wakeAt: row.wakeAt };
   return {
     status: row.status as 'failed' | 'cancelled' | 'needs_attention',
     error: codec.decode(row.error ?? '', `run "${row.id}" error`),

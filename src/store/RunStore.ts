@@ -197,9 +197,16 @@ export class RunStore {
   }
 
   /** Releases the run to `waiting` until `wakeAt`; any process may resume it then. */
-  async suspendRun(runId: string, epoch: number, wakeAt: number, now: number): Promise<void> {
+  async suspendRun(
+    runId: string,
+    epoch: number,
+    wakeAt: number | null,
+    waitingFor: string,
+    now: number,
+  ): Promise<void> {
     const { affected } = await this.exec(`suspend run "${runId}"`, this.sql.suspendRun, [
       wakeAt,
+      waitingFor,
       now,
       runId,
       epoch,
@@ -226,18 +233,14 @@ export class RunStore {
   }
 
   /**
-   * Runs to resume: left `running` by another owner and created before `createdBefore`
-   * (their process died), or `waiting` and due by `now`.
+   * Runs to resume: `running` under a lapsed lease or under `owner` (this worker id, from a
+   * previous process), and `waiting` runs due by `now`.
    */
-  async findRecoverable(
-    notOwner: string,
-    createdBefore: number,
-    now: number,
-    limit: number,
-  ): Promise<RunRow[]> {
+  async findRecoverable(owner: string, now: number, limit: number): Promise<RunRow[]> {
     const { records } = await this.exec('find runs to recover', this.sql.selectRecoverable, [
-      notOwner,
-      createdBefore,
+      now,
+      owner,
+      'waiting',
       now,
       limit,
     ]);

@@ -16,6 +16,8 @@ export interface RunRow {
   parentRunId: string | null;
   /** The step a `needs_attention` run is parked at, for `retry()` and `resolveStep()`. */
   parkedSeq: number | null;
+  /** What a `waiting` run waits for: `signal:<name>`, `sleep` or `retry`. */
+  waitingFor: string | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -82,6 +84,7 @@ export function toRunRow(raw: Raw): RunRow {
     wakeAt: numOrNull(raw.wake_at),
     parentRunId: strOrNull(raw.parent_run_id),
     parkedSeq: numOrNull(raw.parked_seq),
+    waitingFor: strOrNull(raw.waiting_for),
     createdAt: num(raw.created_at),
     updatedAt: num(raw.updated_at),
   };

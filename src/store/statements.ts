@@ -3,7 +3,7 @@ import type { DialectName } from './Dialect';
 const INSERTED_RUN_COLUMNS =
   'id, workflow, version, status, args, result, error, owner, epoch, lease_expires_at, ' +
   'wake_at, parent_run_id, created_at, updated_at';
-const RUN_COLUMNS = `${INSERTED_RUN_COLUMNS}, parked_seq`;
+const RUN_COLUMNS = `${INSERTED_RUN_COLUMNS}, parked_seq, waiting_for`;
 const STEP_COLUMNS = 'seq, name, status, output, attempts, started_at, finished_at';
 
 /**
@@ -23,7 +23,7 @@ export function statementsFor(dialect: DialectName) {
     selectRun: numbered(`SELECT ${RUN_COLUMNS} FROM waymark_runs WHERE id = ?`, pg),
     claimRun: numbered(
       `UPDATE waymark_runs SET status = 'running', owner = ?, epoch = epoch + 1, ` +
-        `lease_expires_at = ?, wake_at = NULL, updated_at = ? WHERE id = ? AND epoch = ?`,
+        `lease_expires_at = ?, wake_at = NULL, waiting_for = NULL, updated_at = ? WHERE id = ? AND epoch = ?`,
       pg,
     ),
     finishRun: numbered(
@@ -95,8 +95,8 @@ export function statementsFor(dialect: DialectName) {
     ),
     // Releases the run until `wake_at`: no owner, no lease, nothing of it held in memory.
     suspendRun: numbered(
-      "UPDATE waymark_runs SET status = 'waiting', wake_at = ?, owner = NULL, lease_expires_at = NULL, " +
-        'updated_at = ? WHERE id = ? AND epoch = ?',
+      "UPDATE waymark_runs SET status = 'waiting', wake_at = ?, waiting_for = ?, owner = NULL, " +
+        'lease_expires_at = NULL, updated_at = ? WHERE id = ? AND epoch = ?',
       pg,
     ),
     parkRun: numbered(
@@ -104,11 +104,10 @@ export function statementsFor(dialect: DialectName) {
         'lease_expires_at = NULL, updated_at = ? WHERE id = ? AND epoch = ?',
       pg,
     ),
-    // Left running by another owner before we started (a dead process), or waiting and due.
+    // Abandoned (lease lapsed, or owned by this worker id in a previous life) or due.
     selectRecoverable: numbered(
-      `SELECT ${RUN_COLUMNS} FROM waymark_runs WHERE (status = 'running' ` +
-        `AND (owner IS NULL OR owner <> ?) AND created_at < ?) OR (status = 'waiting' AND wake_at <= ?) ` +
-        'ORDER BY created_at LIMIT ?',
+      `SELECT ${RUN_COLUMNS} FROM waymark_runs WHERE (status = 'running' AND ` +
+        '(lease_expires_at < ? OR owner = ?)) OR (status = ? AND wake_at <= ?) ORDER BY created_at LIMIT ?',
       pg,
     ),
   };

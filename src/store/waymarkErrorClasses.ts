@@ -20,6 +20,8 @@ import { RetriesExhaustedError } from '../errors/RetriesExhaustedError';
 import { RunCancelledError } from '../errors/RunCancelledError';
 import { IdempotencyConflictError } from '../errors/IdempotencyConflictError';
 import { UnknownOutcomeError } from '../errors/UnknownOutcomeError';
+import { RunFinishedError } from '../errors/RunFinishedError';
+import { SignalTimeoutError } from '../errors/SignalTimeoutError';
 import { registerErrorClasses } from './ErrorClassRegistry';
 
 // waymark's own errors read back as their classes, so a replayed failure still matches
@@ -47,4 +49,6 @@ registerErrorClasses(
   RunCancelledError,
   IdempotencyConflictError,
   UnknownOutcomeError,
+  RunFinishedError,
+  SignalTimeoutError,
 );

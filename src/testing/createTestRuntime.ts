@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { createRuntime } from '../runtime/Waymark';
 import { Lifecycle } from '../runtime/Lifecycle';
@@ -45,15 +46,19 @@ export async function createTestRuntime(options: TestRuntimeOptions = {}): Promi
       : options.clock === 'real'
         ? undefined
         : options.clock;
+  // One identity across restarts, as a restarted process under the same name: its runs
+  // are taken over at once rather than after their leases lapse.
+  const workerId = options.workerId ?? `test-runtime-${randomBytes(4).toString('hex')}`;
   const family: TestFamily = {
     clock,
     crash: new CrashPlan(),
     executions: new ExecutionLog(),
     sharedDataSource,
     latest: undefined,
-    restart: () => launch(family, { ...options, clock, database: sharedDataSource ?? database }),
+    restart: () =>
+      launch(family, { ...options, workerId, clock, database: sharedDataSource ?? database }),
   };
-  return launch(family, { ...options, clock, database: sharedDataSource ?? database });
+  return launch(family, { ...options, workerId, clock, database: sharedDataSource ?? database });
 }
 
 async function launch(family: TestFamily, options: RuntimeOptions): Promise<TestRuntime> {

@@ -2,6 +2,7 @@ import type { MigrationInterface } from 'typeorm';
 import { M0001CreateRunsAndSteps } from './M0001CreateRunsAndSteps';
 import { M0002AddAttempts } from './M0002AddAttempts';
 import { M0003AddIdempotencyKeys } from './M0003AddIdempotencyKeys';
+import { M0004AddSignalsAndWaits } from './M0004AddSignalsAndWaits';
 
 /**
  * waymark's schema migrations, oldest first. Applied by the runtime unless
@@ -12,4 +13,5 @@ export const waymarkMigrations: ReadonlyArray<new () => MigrationInterface> = [
   M0001CreateRunsAndSteps,
   M0002AddAttempts,
   M0003AddIdempotencyKeys,
+  M0004AddSignalsAndWaits,
 ];

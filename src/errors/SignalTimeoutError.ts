@@ -1,0 +1,20 @@
+import { WaymarkError } from './WaymarkError';
+
+/** No signal `name` arrived before the wait's timeout. Catch it to take another branch. */
+export class SignalTimeoutError extends WaymarkError {
+  constructor(
+    readonly runId: string,
+    readonly signal: string,
+    readonly timeoutMs: number,
+  ) {
+    super(
+      'SIGNAL_TIMEOUT',
+      `run "${runId}" waited ${timeoutMs} ms for signal "${signal}" and none came`,
+    );
+  }
+}
+
+/** True when `error` is a {@link SignalTimeoutError}. */
+export function isSignalTimeoutError(error: unknown): error is SignalTimeoutError {
+  return error instanceof SignalTimeoutError;
+}

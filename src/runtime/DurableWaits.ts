@@ -1,0 +1,147 @@
+import { SignalTimeoutError } from '../errors/SignalTimeoutError';
+import type { StepRow } from '../store/rows';
+import { SignalStore } from '../store/SignalStore';
+import type { ActiveRun } from './ActiveRun';
+import { encodeError } from './errorSnapshot';
+import { RunSuspended } from './RunSuspended';
+import type { RuntimeKernel } from './RuntimeKernel';
+import type { StepRecords } from './StepRecords';
+
+/**
+ * Waits that survive restarts: `ctx.waitForSignal()` and `ctx.sleep()`. Each is a record at
+ * its sequence number: `started` (with its start time, so a deadline is fixed once) until it
+ * ends, then its outcome. A wait that is not over releases the run to `waiting` — its lease
+ * and its memory — and the run resumes in any process once a signal or its time comes.
+ */
+export class DurableWaits {
+  private readonly signals: SignalStore;
+
+  constructor(
+    private readonly kernel: RuntimeKernel,
+    private readonly records: StepRecords,
+  ) {
+    this.signals = new SignalStore(kernel.store);
+  }
+
+  async waitForSignal(
+    run: ActiveRun,
+    seq: number,
+    name: string,
+    timeoutMs: number | undefined,
+  ): Promise<unknown> {
+    const step = `signal:${name}`;
+    const recorded = this.pending(run, seq, step);
+    if (recorded && recorded.status !== 'started')
+      return this.records.replay(run, seq, step, recorded);
+    await run.flush();
+    const { clock, codec, events } = this.kernel;
+    const startedAt = recorded?.startedAt ?? clock.now();
+    const deadline = timeoutMs === undefined ? null : startedAt + timeoutMs;
+    const row: StepRow = {
+      runId: run.runId,
+      seq,
+      name: step,
+      status: 'started',
+      output: null,
+      attempts: 1,
+      startedAt,
+      finishedAt: null,
+    };
+    for (;;) {
+      const payload = await this.signals.take(
+        { ...row, finishedAt: clock.now() },
+        name,
+        run.epoch,
+        recorded !== undefined,
+      );
+      if (payload !== undefined) {
+        events.emit('step.completed', {
+          runId: run.runId,
+          seq,
+          step,
+          durationMs: clock.now() - startedAt,
+        });
+        return codec.decode(payload, `signal "${name}" payload`);
+      }
+      if (deadline !== null && clock.now() >= deadline) {
+        const error = new SignalTimeoutError(run.runId, name, timeoutMs!);
+        await this.finish(
+          run,
+          { ...row, status: 'failed', output: encodeError(codec, error), finishedAt: clock.now() },
+          recorded !== undefined,
+        );
+        events.emit('step.failed', {
+          runId: run.runId,
+          seq,
+          step,
+          durationMs: clock.now() - startedAt,
+          error,
+        });
+        throw error;
+      }
+      const intent = recorded ? undefined : row;
+      if (await this.signals.suspend(intent, run.runId, name, run.epoch, deadline, clock.now())) {
+        return this.suspended(run, deadline);
+      }
+    }
+  }
+
+  async sleep(run: ActiveRun, seq: number, ms: number): Promise<void> {
+    const step = 'sleep';
+    const recorded = this.pending(run, seq, step);
+    if (recorded && recorded.status !== 'started') {
+      this.records.replay(run, seq, step, recorded);
+      return;
+    }
+    await run.flush();
+    const { clock, store, lifecycle, codec } = this.kernel;
+    const startedAt = recorded?.startedAt ?? clock.now();
+    const row: StepRow = {
+      runId: run.runId,
+      seq,
+      name: step,
+      status: 'started',
+      output: null,
+      attempts: 1,
+      startedAt,
+      finishedAt: null,
+    };
+    if (!recorded) await store.insertStep(row, run.epoch);
+    const dueAt = startedAt + ms;
+    const remaining = dueAt - clock.now();
+    if (remaining > this.kernel.durableDelayMs) {
+      await store.suspendRun(run.runId, run.epoch, dueAt, step, clock.now());
+      return this.suspended(run, dueAt);
+    }
+    if (remaining > 0)
+      await clock.sleep(remaining, AbortSignal.any([lifecycle.signal, run.cancellation.signal]));
+    await store.completeIntent(
+      {
+        ...row,
+        status: 'completed',
+        output: codec.encode(undefined, 'result'),
+        finishedAt: clock.now(),
+      },
+      run.epoch,
+    );
+  }
+
+  /** The record at `seq`, if any, after checking the code still waits there. */
+  private pending(run: ActiveRun, seq: number, step: string): StepRow | undefined {
+    run.assertRunnable();
+    const recorded = run.history.get(seq);
+    if (recorded) this.records.checkName(run, seq, step, recorded);
+    return recorded;
+  }
+
+  private async finish(run: ActiveRun, row: StepRow, overIntent: boolean): Promise<void> {
+    if (overIntent) await this.kernel.store.completeIntent(row, run.epoch);
+    else await this.records.record(run, row);
+  }
+
+  private suspended(run: ActiveRun, wakeAt: number | null): never {
+    const suspended = new RunSuspended(run.runId, wakeAt);
+    run.halt(suspended, 'suspended', wakeAt);
+    throw suspended;
+  }
+}

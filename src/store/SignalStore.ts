@@ -1,0 +1,126 @@
+import { LeaseLostError } from '../errors/LeaseLostError';
+import { RunFinishedError } from '../errors/RunFinishedError';
+import { RunNotFoundError } from '../errors/RunNotFoundError';
+import type { StepRow } from './rows';
+import { isTerminalStatus, type RunStatus } from './RunStatus';
+import type { RunStore } from './RunStore';
+import { numbered } from './statements';
+
+/**
+ * Signals to runs, each stored in the same transaction that checks the run (so none is
+ * lost, and none is accepted for a run that ended), kept in order, and each consumed by
+ * exactly one wait, recorded as that wait's outcome in the same transaction.
+ */
+export class SignalStore {
+  constructor(private readonly store: RunStore) {}
+
+  /** Stores a signal for `runId` and wakes the run if it waits for this signal. */
+  async send(runId: string, name: string, payload: string, now: number): Promise<void> {
+    await this.store.transaction(`signal run "${runId}"`, async (tx) => {
+      const run = await this.lockRun(tx, runId);
+      if (!run) throw new RunNotFoundError(runId);
+      if (isTerminalStatus(run.status))
+        throw new RunFinishedError(runId, run.status, `signal "${name}" to`);
+      await tx.exec(
+        'store a signal',
+        this.sql(
+          'INSERT INTO waymark_signals (run_id, name, payload, consumed_seq, created_at) VALUES (?, ?, ?, NULL, ?)',
+        ),
+        [runId, name, payload, now],
+      );
+      await tx.exec(
+        'wake the run',
+        this.sql(
+          "UPDATE waymark_runs SET wake_at = ?, updated_at = ? WHERE id = ? AND status = 'waiting' AND waiting_for = ?",
+        ),
+        [now, now, runId, `signal:${name}`],
+      );
+    });
+  }
+
+  /**
+   * Consumes the oldest unconsumed signal `name` and records its payload as the outcome of
+   * the wait at `row.seq`; undefined when none is there.
+   */
+  async take(
+    row: StepRow,
+    name: string,
+    epoch: number,
+    overIntent: boolean,
+  ): Promise<string | undefined> {
+    return this.store.transaction(`take signal "${name}" for run "${row.runId}"`, async (tx) => {
+      const [signal] = (
+        await tx.exec(
+          'find a signal',
+          this.sql(
+            'SELECT id, payload FROM waymark_signals WHERE run_id = ? AND name = ? AND consumed_seq IS NULL ' +
+              `ORDER BY id LIMIT 1${this.forUpdate}`,
+          ),
+          [row.runId, name],
+        )
+      ).records as Array<{ id: unknown; payload: string }>;
+      if (!signal) return undefined;
+      await tx.exec(
+        'consume a signal',
+        this.sql('UPDATE waymark_signals SET consumed_seq = ? WHERE id = ?'),
+        [row.seq, Number(signal.id)],
+      );
+      const outcome: StepRow = { ...row, status: 'completed', output: signal.payload };
+      if (overIntent) await tx.completeIntent(outcome, epoch);
+      else if ((await tx.insertStep(outcome, epoch)) === 'duplicate')
+        throw new LeaseLostError(row.runId, epoch);
+      return signal.payload;
+    });
+  }
+
+  /**
+   * Releases the run to wait for signal `name` until `deadline` (or for ever), unless one
+   * arrived meanwhile (then false: take it). The run row is locked first, as `send` locks
+   * it, so a signal is either seen here or wakes the run.
+   */
+  async suspend(
+    intent: StepRow | undefined,
+    runId: string,
+    name: string,
+    epoch: number,
+    deadline: number | null,
+    now: number,
+  ): Promise<boolean> {
+    return this.store.transaction(`suspend run "${runId}"`, async (tx) => {
+      const run = await this.lockRun(tx, runId);
+      if (!run || run.epoch !== epoch) throw new LeaseLostError(runId, epoch);
+      const { records } = await tx.exec(
+        'look for a signal',
+        this.sql(
+          `SELECT id FROM waymark_signals WHERE run_id = ? AND name = ? AND consumed_seq IS NULL LIMIT 1${this.forUpdate}`,
+        ),
+        [runId, name],
+      );
+      if (records.length > 0) return false;
+      if (intent) await tx.insertStep(intent, epoch);
+      await tx.suspendRun(runId, epoch, deadline, `signal:${name}`, now);
+      return true;
+    });
+  }
+
+  private async lockRun(
+    tx: RunStore,
+    runId: string,
+  ): Promise<{ status: RunStatus; epoch: number } | undefined> {
+    const { records } = await tx.exec(
+      `lock run "${runId}"`,
+      this.sql(`SELECT status, epoch FROM waymark_runs WHERE id = ?${this.forUpdate}`),
+      [runId],
+    );
+    const raw = records[0] as { status: RunStatus; epoch: unknown } | undefined;
+    return raw ? { status: raw.status, epoch: Number(raw.epoch) } : undefined;
+  }
+
+  private get forUpdate(): string {
+    return this.store.dialect === 'sqlite' ? '' : ' FOR UPDATE';
+  }
+
+  private sql(text: string): string {
+    return numbered(text, this.store.dialect === 'postgres');
+  }
+}

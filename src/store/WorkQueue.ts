@@ -1,0 +1,110 @@
+import type { RunRow } from './rows';
+import type { RunStore } from './RunStore';
+import { numbered } from './statements';
+import { toRunRow } from './rows';
+
+/** Who claims work, for how long, and which workflows it can run. */
+export interface ClaimRequest {
+  owner: string;
+  limit: number;
+  now: number;
+  leaseUntil: number;
+  workflows: string[];
+}
+
+const DUE =
+  "(status = 'pending' OR (status = 'waiting' AND wake_at <= ?) OR (status = 'running' AND lease_expires_at < ?))";
+
+/**
+ * The queue workers pull from: runs that are pending, due (a timer, a backoff, a signal),
+ * or abandoned (their lease lapsed). Claims skip rows other workers hold locked
+ * (`FOR UPDATE SKIP LOCKED` on MySQL/MariaDB and PostgreSQL; SQLite serializes writers).
+ */
+export class WorkQueue {
+  constructor(private readonly store: RunStore) {}
+
+  /** Claims up to `limit` runs for `owner`, each at a new epoch; returns them claimed. */
+  async claim(request: ClaimRequest): Promise<RunRow[]> {
+    if (request.workflows.length === 0 || request.limit < 1) return [];
+    const names = request.workflows.map(() => '?').join(', ');
+    const set =
+      "status = 'running', owner = ?, epoch = epoch + 1, lease_expires_at = ?, wake_at = NULL, " +
+      'waiting_for = NULL, updated_at = ?';
+    const claimParams = [request.owner, request.leaseUntil, request.now];
+    const dueParams = [...request.workflows, request.now, request.now, request.limit];
+    const select = `SELECT id FROM waymark_runs WHERE workflow IN (${names}) AND ${DUE} ORDER BY created_at LIMIT ?`;
+    const { dialect } = this.store;
+    if (dialect !== 'mysql') {
+      // One statement: claim and read back (SQLite ≥ 3.35 and PostgreSQL have RETURNING).
+      const lock = dialect === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : '';
+      const sql = `UPDATE waymark_runs SET ${set} WHERE id IN (${select}${lock}) RETURNING *`;
+      const { records, raw } = await this.store.exec('claim runs', this.sql(sql), [
+        ...claimParams,
+        ...dueParams,
+      ]);
+      const rows = (records.length > 0 ? records : Array.isArray(raw) ? raw : []) as Array<
+        Record<string, unknown>
+      >;
+      return rows.map(toRunRow);
+    }
+    return this.store.transaction('claim runs', async (tx) => {
+      const { records } = await tx.exec(
+        'find due runs',
+        `${select} FOR UPDATE SKIP LOCKED`,
+        dueParams,
+      );
+      const ids = (records as Array<{ id: string }>).map((r) => r.id);
+      if (ids.length === 0) return [];
+      const marks = ids.map(() => '?').join(', ');
+      await tx.exec('claim runs', `UPDATE waymark_runs SET ${set} WHERE id IN (${marks})`, [
+        ...claimParams,
+        ...ids,
+      ]);
+      const claimed = await tx.exec(
+        'read claimed runs',
+        `SELECT * FROM waymark_runs WHERE id IN (${marks})`,
+        ids,
+      );
+      return claimed.records.map(toRunRow);
+    });
+  }
+
+  /**
+   * Hands a run this process is stopping back to the queue (`pending`, no owner), so
+   * another worker continues it at once instead of after its lease lapses.
+   */
+  async release(runId: string, epoch: number, now: number): Promise<void> {
+    await this.store.exec(
+      `release run "${runId}"`,
+      this.sql(
+        "UPDATE waymark_runs SET status = 'pending', owner = NULL, lease_expires_at = NULL, updated_at = ? " +
+          "WHERE id = ? AND epoch = ? AND status = 'running'",
+      ),
+      [now, runId, epoch],
+    );
+  }
+
+  /** The stored status of runs this process executes (to notice cancellations). */
+  async statuses(
+    runIds: string[],
+  ): Promise<Array<{ id: string; status: string; epoch: number; error: string | null }>> {
+    if (runIds.length === 0) return [];
+    const { records } = await this.store.exec(
+      'check active runs',
+      this.sql(
+        `SELECT id, status, epoch, error FROM waymark_runs WHERE id IN (${runIds.map(() => '?').join(', ')})`,
+      ),
+      runIds,
+    );
+    return (records as Array<Record<string, unknown>>).map((r) => ({
+      id: String(r.id),
+      status: String(r.status),
+      epoch: Number(r.epoch),
+      error: typeof r.error === 'string' ? r.error : null,
+    }));
+  }
+
+  private sql(text: string): string {
+    return numbered(text, this.store.dialect === 'postgres');
+  }
+}
