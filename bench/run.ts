@@ -14,6 +14,7 @@ import { performance } from 'node:perf_hooks';
 import { container, injectable } from 'tsyringe';
 import { Step, Waymark, Workflow } from 'waymark';
 import { floors, type Floor } from './floors';
+import { measureMemory } from './memory';
 
 const quick = process.argv.includes('--quick');
 const N = quick ? 200 : 1000;
@@ -104,6 +105,12 @@ async function main(): Promise<void> {
       `${row.backend.padEnd(18)} ${us(w).padStart(7)}   ${us(f).padStart(16)}   ${us(base).padStart(10)}   ${(w / f).toFixed(2).padStart(24)}×`,
     );
   }
+  const memory = await measureMemory(quick);
+  console.log(
+    `\nWorker resident memory (SQLite file): idle after ${memory.runs} completed runs ${memory.idleMb.toFixed(1)} MB; ` +
+      `with ${memory.runs} runs waiting for a signal ${memory.loadedMb.toFixed(1)} MB ` +
+      `(${(memory.loadedMb - memory.idleMb).toFixed(1)} MB more)`,
+  );
 }
 
 void main();

@@ -337,14 +337,38 @@ export class RunStore {
     work: (tx: RunStore, manager: EntityManager) => Promise<T>,
   ): Promise<T> {
     this.lifecycle.assertAlive(operation);
-    const run = () =>
-      this.dataSource.transaction((manager) =>
-        work(
-          new RunStore(this.dataSource, this.lifecycle, manager.queryRunner, this.gate),
-          manager,
-        ),
-      );
-    return this.bound ? run() : this.serialized(run);
+    if (this.dialect === 'sqlite') return this.serialized(() => this.sqliteTransaction(work));
+    return this.dataSource.transaction((manager) =>
+      work(new RunStore(this.dataSource, this.lifecycle, manager.queryRunner, this.gate), manager),
+    );
+  }
+
+  /**
+   * SQLite: `BEGIN IMMEDIATE`, taking the write lock up front (waiting for it like any
+   * write). TypeORM's deferred `BEGIN` would start reading, then fail at once with
+   * SQLITE_BUSY_SNAPSHOT when another process wrote in between. The runner is marked as in
+   * a transaction so TypeORM nests its own (a `save()` in a step) as savepoints.
+   */
+  private async sqliteTransaction<T>(
+    work: (tx: RunStore, manager: EntityManager) => Promise<T>,
+  ): Promise<T> {
+    const runner = this.dataSource.createQueryRunner();
+    const state = runner as unknown as { isTransactionActive: boolean; transactionDepth: number };
+    await this.query(runner, 'begin a transaction', 'BEGIN IMMEDIATE', []);
+    state.isTransactionActive = true;
+    state.transactionDepth = 1;
+    try {
+      const tx = new RunStore(this.dataSource, this.lifecycle, runner, this.gate);
+      const result = await work(tx, runner.manager);
+      await this.query(runner, 'commit a transaction', 'COMMIT', []);
+      return result;
+    } catch (error) {
+      await runner.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      state.isTransactionActive = false;
+      state.transactionDepth = 0;
+    }
   }
 
   /** Runs one statement; driver failures name the operation. */
