@@ -19,7 +19,9 @@ export class OutcomeWaiter {
     const { store, launcher, clock } = this.kernel;
     for (let outcome = await first; ;) {
       if (outcome.status !== 'waiting') return outcome;
-      await this.waitUntil(runId, outcome.wakeAt);
+      if (outcome.wakeAt === null || outcome.wakeAt > clock.now()) {
+        await this.waitUntil(runId, outcome.wakeAt);
+      }
       const row = await store.loadRun(runId);
       if (!row) throw new RunNotFoundError(runId);
       const due = row.status !== 'waiting' || (row.wakeAt !== null && row.wakeAt <= clock.now());

@@ -36,6 +36,7 @@ export class FakeClock implements Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     return new Promise((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason as Error);
+      if (ms <= 0) return resolve();
       const timer: Timer = {
         dueAt: this.current + Math.max(0, ms),
         order: this.order++,
