@@ -40,6 +40,9 @@ interface InFlight {
 
 const MAX_RUN_ID_LENGTH = 255;
 
+/** The outcome of a run queued for a worker, as seen by the process that queued it. */
+const QUEUED: Promise<RunOutcome> = Promise.resolve({ status: 'waiting', wakeAt: null });
+
 /**
  * Turns a workflow call into a run: creates it (one write), or finds the stored run with
  * that id and resumes it, returns its stored outcome, or joins its execution in this
@@ -63,7 +66,7 @@ export class RunLauncher {
       return joined.launch;
     }
     const launch = this.begin(call, runId, args, options);
-    this.track(runId, { workflow: workflow.name, args, launch });
+    if (!options.queue) this.track(runId, { workflow: workflow.name, args, launch });
     return launch;
   }
 
@@ -131,8 +134,13 @@ export class RunLauncher {
       createdAt: now,
       updatedAt: now,
     });
-    if (created && options.queue) {
-      return { runId, created, outcome: this.quiet(waitForStoredOutcome(this.kernel, runId)) };
+    if (options.queue) {
+      // Nothing executes here and nothing watches it: a worker takes it, result() polls.
+      if (!created) {
+        const stored = await store.loadRun(runId);
+        if (stored) this.assertSameRun(runId, stored, workflow.name, args);
+      }
+      return { runId, created, outcome: QUEUED };
     }
     if (created) {
       const run = new ActiveRun(runId, workflow.name, 1, new Map());
@@ -224,7 +232,8 @@ export class RunLauncher {
       new Map(steps.map((s) => [s.seq, s])),
       byStep,
     );
-    return this.execute(run, resolved, true);
+    // A queued run a worker starts has no history yet: it starts, it does not resume.
+    return this.execute(run, resolved, steps.length > 0 || attempts.length > 0);
   }
 
   /** Whether this process is executing any run. */

@@ -92,6 +92,15 @@ describe.each(ALL_BACKENDS)('statements per run on %s', (backend) => {
     expect(counter.reads).toEqual([]);
   });
 
+  it('queuing a run costs one write, and the process that queued it does not watch it', async () => {
+    counter.reset();
+    await runtime.start(Pipeline, 'process', ['queued'], { queue: true });
+    expect(counter.statements).toHaveLength(1);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(counter.statements).toHaveLength(1);
+    expect(await runtime.handle('pipeline-queued').status()).toBe('pending');
+  });
+
   it('calling a completed run again reads it and writes nothing', async () => {
     counter.reset();
     await rootContainer.resolve(Pipeline).process('fresh');
