@@ -44,7 +44,8 @@ export class LeaseKeeper {
     const { store, workerId, clock, leaseMs, logger, lifecycle } = this.kernel;
     if (!this.kernel.launcher.hasActiveRuns() || lifecycle.isDead) return;
     try {
-      await store.renewLeases(workerId, clock.now() + leaseMs, clock.now());
+      const runIds = this.kernel.launcher.activeRuns().map((r) => r.runId);
+      await store.renewLeases(workerId, runIds, clock.now() + leaseMs, clock.now());
       await this.noticeLostRuns();
     } catch (error) {
       logger.warn('could not renew run leases; other processes may take these runs over', {

@@ -167,10 +167,23 @@ export class RunLauncher {
     }
     const now = clock.now();
     if (this.heldElsewhere(stored, now)) return waitForStoredOutcome(this.kernel, stored.id);
-    if (!(await store.claimRun(stored, workerId, now + leaseMs, now))) {
+    if (
+      !(await store.claimRun(stored, workerId, now + leaseMs, now)) &&
+      !(await this.claimedByUs(stored))
+    ) {
       return waitForStoredOutcome(this.kernel, stored.id);
     }
     return this.executeClaimed(stored.id, stored.epoch + 1, call);
+  }
+
+  /** A claim retried through a lost connection finds its own first attempt committed. */
+  private async claimedByUs(before: RunRow): Promise<boolean> {
+    const after = await this.kernel.store.loadRun(before.id);
+    return (
+      after?.owner === this.kernel.workerId &&
+      after.epoch === before.epoch + 1 &&
+      !this.active.has(before.id)
+    );
   }
 
   /**

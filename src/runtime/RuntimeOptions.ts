@@ -33,6 +33,12 @@ export interface RuntimeOptions {
    * that another live run is executing, before `IdempotencyConflictError`. Default `'30s'`.
    */
   idempotencyWait?: Duration;
+  /**
+   * How long one database operation is retried through an outage (a lost or killed
+   * connection, a restarting server, a lock) before the run is left, resumable, with a
+   * `StoreUnavailableError` naming the cause. Default `'30s'`.
+   */
+  storeRetryTimeout?: Duration;
   /** Apply waymark's pending migrations at start; default `true`. */
   migrate?: boolean;
   /** Largest stored value (arguments, a result, an error) in bytes; default 1 MiB. */

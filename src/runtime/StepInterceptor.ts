@@ -2,6 +2,7 @@ import { inject, injectable } from 'tsyringe';
 import { qualifiedName } from '../decorators/metadata';
 import { validateClassPolicies } from '../decorators/validateClassPolicies';
 import { ConfigurationError } from '../errors/ConfigurationError';
+import { LeaseLostError } from '../errors/LeaseLostError';
 import { RuntimeClosedError } from '../errors/RuntimeClosedError';
 import type { StepRow } from '../store/rows';
 import type { ActiveRun } from './ActiveRun';
@@ -207,13 +208,17 @@ export class StepInterceptor {
       await store.completeIntent(built.row, run.epoch);
       stored = built.row;
     } else if (global) {
-      stored = await store.transaction(`record step #${seq} of run "${run.runId}"`, async (tx) => {
-        const row = await this.records.record(run, built.row, tx);
-        if (row.status === 'completed')
-          await tx.completeKey(key, run.runId, seq, row.output ?? '', clock.now());
-        else await tx.releaseKey(key, run.runId, seq);
-        return row;
-      });
+      stored = await store.transaction(
+        `record step #${seq} of run "${run.runId}"`,
+        async (tx) => {
+          const row = await this.records.record(run, built.row, tx);
+          if (row.status === 'completed')
+            await tx.completeKey(key, run.runId, seq, row.output ?? '', clock.now());
+          else await tx.releaseKey(key, run.runId, seq);
+          return row;
+        },
+        { retry: true },
+      );
     } else {
       stored = await this.records.record(run, built.row);
     }
@@ -253,9 +258,13 @@ export class StepInterceptor {
         );
         if (!built.settled.ok) throw built.settled.error;
         this.kernel.hooks.afterEffect?.(point);
-        await tx.insertStep(built.row, run.epoch);
+        // Another process recorded this step first: roll these writes back.
+        if ((await tx.insertStep(built.row, run.epoch)) === 'duplicate') {
+          throw new LeaseLostError(run.runId, run.epoch);
+        }
         return new CommittedWithBody(value, built.row);
       },
+      { userWork: true },
     );
   }
 

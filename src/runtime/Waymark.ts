@@ -13,6 +13,8 @@ import { RunControl } from '../store/RunControl';
 import { RunQueries } from '../store/RunQueries';
 import { WorkQueue } from '../store/WorkQueue';
 import { RunStore } from '../store/RunStore';
+import { StoreConnection } from '../store/StoreConnection';
+import { guardPostgresPool } from '../store/guardPostgresPool';
 import { SystemClock } from './Clock';
 import { LeaseKeeper } from './LeaseKeeper';
 import { Lifecycle } from './Lifecycle';
@@ -70,7 +72,10 @@ export async function createRuntime<R extends WaymarkRuntime = WaymarkRuntime>(
   const userContainer = options.container ?? rootContainer;
   const scope = userContainer.createChildContainer();
   const codec = new Codec({ maxValueBytes: settings.maxValueBytes });
-  const store = new RunStore(opened.dataSource, lifecycle);
+  guardPostgresPool(opened.dataSource, settings.logger);
+  const store = new RunStore(
+    new StoreConnection(opened.dataSource, lifecycle, { timeoutMs: settings.storeRetryMs }),
+  );
   const kernel = {
     store,
     queries: new RunQueries(store, codec),
@@ -142,6 +147,10 @@ function resolveSettings(options: RuntimeOptions) {
     maxValueBytes,
     workerId,
     leaseMs: parseDuration(options.leaseDuration ?? '30s', 'Waymark.create(): leaseDuration'),
+    storeRetryMs: parseDuration(
+      options.storeRetryTimeout ?? '30s',
+      'Waymark.create(): storeRetryTimeout',
+    ),
     idempotencyWaitMs: parseDuration(
       options.idempotencyWait ?? '30s',
       'Waymark.create(): idempotencyWait',

@@ -1,8 +1,6 @@
-import type { DataSource, EntityManager, QueryResult, QueryRunner } from 'typeorm';
+import type { DataSource, EntityManager, QueryResult } from 'typeorm';
 import { LeaseLostError } from '../errors/LeaseLostError';
-import { StoreUnavailableError } from '../errors/StoreUnavailableError';
-import type { Lifecycle } from '../runtime/Lifecycle';
-import { dialectOf, isDuplicateKey, type DialectName } from './Dialect';
+import { isDuplicateKey, type DialectName } from './Dialect';
 import {
   toAttemptRow,
   toRunRow,
@@ -13,6 +11,7 @@ import {
 } from './rows';
 import type { RunStatus } from './RunStatus';
 import { statementsFor, type Statements } from './statements';
+import type { StoreConnection } from './StoreConnection';
 
 /** A run's stored history: step outcomes and failed attempts, each in sequence order. */
 export interface RunHistory {
@@ -46,17 +45,14 @@ export class RunStore {
   readonly dialect: DialectName;
   private readonly sql: Statements;
 
-  private readonly gate: { value: Promise<void> };
-
-  constructor(
-    readonly dataSource: DataSource,
-    private readonly lifecycle: Lifecycle,
-    private readonly bound?: QueryRunner,
-    gate?: { value: Promise<void> },
-  ) {
-    this.dialect = dialectOf(dataSource);
+  constructor(private readonly db: StoreConnection) {
+    this.dialect = db.dialect;
     this.sql = statementsFor(this.dialect);
-    this.gate = gate ?? { value: Promise.resolve() };
+  }
+
+  /** The TypeORM DataSource runs are stored in. */
+  get dataSource(): DataSource {
+    return this.db.dataSource;
   }
 
   /** Inserts a new run; false when a run with that id already exists. */
@@ -171,14 +167,28 @@ export class RunStore {
     if (affected !== 1) throw new LeaseLostError(runId, epoch);
   }
 
-  /** Extends the lease of every run `owner` is executing. */
-  async renewLeases(owner: string, leaseUntil: number, now: number): Promise<void> {
-    await this.exec('renew run leases', this.sql.renewLeases, [leaseUntil, now, owner]);
+  /**
+   * Extends the leases of the runs `owner` executes now — only those: a run claimed but
+   * never started here (a claim retried through an outage) must lapse for others to take.
+   */
+  async renewLeases(
+    owner: string,
+    runIds: string[],
+    leaseUntil: number,
+    now: number,
+  ): Promise<void> {
+    if (runIds.length === 0) return;
+    await this.exec('renew run leases', this.sql.renewLeases(runIds.length), [
+      leaseUntil,
+      now,
+      owner,
+      ...runIds,
+    ]);
   }
 
   /** Records a failed attempt (or a budget reset) of the step at `attempt.seq`. */
   async insertAttempt(attempt: AttemptRow, epoch: number): Promise<void> {
-    const { affected } = await this.exec(
+    const { affected } = await this.execAllowingDuplicate(
       `record attempt ${attempt.attempt} of step #${attempt.seq} of run "${attempt.runId}"`,
       this.sql.insertAttempt,
       [
@@ -263,7 +273,11 @@ export class RunStore {
         epoch,
       ],
     );
-    if (affected !== 1) throw new LeaseLostError(step.runId, epoch);
+    if (affected === 1) return;
+    // Retried after a lost connection: the first attempt may have written it.
+    const stored = await this.loadStep(step.runId, step.seq);
+    if (stored?.status === step.status && stored.output === step.output) return;
+    throw new LeaseLostError(step.runId, epoch);
   }
 
   /** Takes a global idempotency key for `runId`/`seq`; false when someone holds it. */
@@ -329,89 +343,36 @@ export class RunStore {
 
   /**
    * Runs `work` in one database transaction, with a store bound to it (and the
-   * transaction's EntityManager, for a transactional step's own writes). On SQLite, whose
-   * one connection every statement shares, other statements wait until it ends.
+   * transaction's EntityManager, for a transactional step's own writes).
    */
   async transaction<T>(
     operation: string,
     work: (tx: RunStore, manager: EntityManager) => Promise<T>,
+    options: { retry?: boolean; userWork?: boolean } = {},
   ): Promise<T> {
-    this.lifecycle.assertAlive(operation);
-    if (this.dialect === 'sqlite') return this.serialized(() => this.sqliteTransaction(work));
-    return this.dataSource.transaction((manager) =>
-      work(new RunStore(this.dataSource, this.lifecycle, manager.queryRunner, this.gate), manager),
+    return this.db.transaction(
+      operation,
+      (tx, manager) => work(new RunStore(tx), manager),
+      options,
     );
   }
 
-  /**
-   * SQLite: `BEGIN IMMEDIATE`, taking the write lock up front (waiting for it like any
-   * write). TypeORM's deferred `BEGIN` would start reading, then fail at once with
-   * SQLITE_BUSY_SNAPSHOT when another process wrote in between. The runner is marked as in
-   * a transaction so TypeORM nests its own (a `save()` in a step) as savepoints.
-   */
-  private async sqliteTransaction<T>(
-    work: (tx: RunStore, manager: EntityManager) => Promise<T>,
-  ): Promise<T> {
-    const runner = this.dataSource.createQueryRunner();
-    const state = runner as unknown as { isTransactionActive: boolean; transactionDepth: number };
-    await this.query(runner, 'begin a transaction', 'BEGIN IMMEDIATE', []);
-    state.isTransactionActive = true;
-    state.transactionDepth = 1;
-    try {
-      const tx = new RunStore(this.dataSource, this.lifecycle, runner, this.gate);
-      const result = await work(tx, runner.manager);
-      await this.query(runner, 'commit a transaction', 'COMMIT', []);
-      return result;
-    } catch (error) {
-      await runner.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      state.isTransactionActive = false;
-      state.transactionDepth = 0;
-    }
-  }
-
-  /** Runs one statement; driver failures name the operation. */
-  async exec(operation: string, sql: string, params: unknown[]): Promise<QueryResult> {
-    this.lifecycle.assertAlive(operation);
-    if (this.bound) return this.query(this.bound, operation, sql, params);
-    return this.serialized(async () => {
-      const runner = this.dataSource.createQueryRunner();
-      try {
-        return await this.query(runner, operation, sql, params);
-      } finally {
-        await runner.release();
-      }
-    });
-  }
-
-  private async query(
-    runner: QueryRunner,
+  /** A write whose retry after a lost connection may find its own first attempt stored. */
+  private async execAllowingDuplicate(
     operation: string,
     sql: string,
     params: unknown[],
   ): Promise<QueryResult> {
     try {
-      const result = await runner.query(sql, params, true);
-      result.records ??= [];
-      return result;
+      return await this.exec(operation, sql, params);
     } catch (error) {
-      if (isDuplicateKey(error)) throw error;
-      throw new StoreUnavailableError(operation, error);
+      if (isDuplicateKey(error)) return { raw: undefined, records: [], affected: 1 };
+      throw error;
     }
   }
 
-  /** SQLite has one connection: a transaction on it must not interleave with other statements. */
-  private async serialized<T>(work: () => Promise<T>): Promise<T> {
-    if (this.dialect !== 'sqlite') return work();
-    const previous = this.gate.value;
-    let release!: () => void;
-    this.gate.value = new Promise<void>((resolve) => (release = resolve));
-    await previous;
-    try {
-      return await work();
-    } finally {
-      release();
-    }
+  /** Runs one statement (retried through outages); driver failures name the operation. */
+  exec(operation: string, sql: string, params: unknown[]): Promise<QueryResult> {
+    return this.db.exec(operation, sql, params);
   }
 }

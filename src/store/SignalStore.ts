@@ -48,29 +48,36 @@ export class SignalStore {
     epoch: number,
     overIntent: boolean,
   ): Promise<string | undefined> {
-    return this.store.transaction(`take signal "${name}" for run "${row.runId}"`, async (tx) => {
-      const [signal] = (
+    return this.store.transaction(
+      `take signal "${name}" for run "${row.runId}"`,
+      async (tx) => {
+        // Repeated after a lost connection: the first try may have taken one already.
+        const taken = await tx.loadStep(row.runId, row.seq);
+        if (taken?.status === 'completed') return taken.output ?? '';
+        const [signal] = (
+          await tx.exec(
+            'find a signal',
+            this.sql(
+              'SELECT id, payload FROM waymark_signals WHERE run_id = ? AND name = ? AND consumed_seq IS NULL ' +
+                `ORDER BY id LIMIT 1${this.forUpdate}`,
+            ),
+            [row.runId, name],
+          )
+        ).records as Array<{ id: unknown; payload: string }>;
+        if (!signal) return undefined;
         await tx.exec(
-          'find a signal',
-          this.sql(
-            'SELECT id, payload FROM waymark_signals WHERE run_id = ? AND name = ? AND consumed_seq IS NULL ' +
-              `ORDER BY id LIMIT 1${this.forUpdate}`,
-          ),
-          [row.runId, name],
-        )
-      ).records as Array<{ id: unknown; payload: string }>;
-      if (!signal) return undefined;
-      await tx.exec(
-        'consume a signal',
-        this.sql('UPDATE waymark_signals SET consumed_seq = ? WHERE id = ?'),
-        [row.seq, Number(signal.id)],
-      );
-      const outcome: StepRow = { ...row, status: 'completed', output: signal.payload };
-      if (overIntent) await tx.completeIntent(outcome, epoch);
-      else if ((await tx.insertStep(outcome, epoch)) === 'duplicate')
-        throw new LeaseLostError(row.runId, epoch);
-      return signal.payload;
-    });
+          'consume a signal',
+          this.sql('UPDATE waymark_signals SET consumed_seq = ? WHERE id = ?'),
+          [row.seq, Number(signal.id)],
+        );
+        const outcome: StepRow = { ...row, status: 'completed', output: signal.payload };
+        if (overIntent) await tx.completeIntent(outcome, epoch);
+        else if ((await tx.insertStep(outcome, epoch)) === 'duplicate')
+          throw new LeaseLostError(row.runId, epoch);
+        return signal.payload;
+      },
+      { retry: true },
+    );
   }
 
   /**
@@ -86,21 +93,25 @@ export class SignalStore {
     deadline: number | null,
     now: number,
   ): Promise<boolean> {
-    return this.store.transaction(`suspend run "${runId}"`, async (tx) => {
-      const run = await this.lockRun(tx, runId);
-      if (!run || run.epoch !== epoch) throw new LeaseLostError(runId, epoch);
-      const { records } = await tx.exec(
-        'look for a signal',
-        this.sql(
-          `SELECT id FROM waymark_signals WHERE run_id = ? AND name = ? AND consumed_seq IS NULL LIMIT 1${this.forUpdate}`,
-        ),
-        [runId, name],
-      );
-      if (records.length > 0) return false;
-      if (intent) await tx.insertStep(intent, epoch);
-      await tx.suspendRun(runId, epoch, deadline, `signal:${name}`, now);
-      return true;
-    });
+    return this.store.transaction(
+      `suspend run "${runId}"`,
+      async (tx) => {
+        const run = await this.lockRun(tx, runId);
+        if (!run || run.epoch !== epoch) throw new LeaseLostError(runId, epoch);
+        const { records } = await tx.exec(
+          'look for a signal',
+          this.sql(
+            `SELECT id FROM waymark_signals WHERE run_id = ? AND name = ? AND consumed_seq IS NULL LIMIT 1${this.forUpdate}`,
+          ),
+          [runId, name],
+        );
+        if (records.length > 0) return false;
+        if (intent) await tx.insertStep(intent, epoch);
+        await tx.suspendRun(runId, epoch, deadline, `signal:${name}`, now);
+        return true;
+      },
+      { retry: true },
+    );
   }
 
   private async lockRun(

@@ -47,26 +47,30 @@ export class WorkQueue {
       >;
       return rows.map(toRunRow);
     }
-    return this.store.transaction('claim runs', async (tx) => {
-      const { records } = await tx.exec(
-        'find due runs',
-        `${select} FOR UPDATE SKIP LOCKED`,
-        dueParams,
-      );
-      const ids = (records as Array<{ id: string }>).map((r) => r.id);
-      if (ids.length === 0) return [];
-      const marks = ids.map(() => '?').join(', ');
-      await tx.exec('claim runs', `UPDATE waymark_runs SET ${set} WHERE id IN (${marks})`, [
-        ...claimParams,
-        ...ids,
-      ]);
-      const claimed = await tx.exec(
-        'read claimed runs',
-        `SELECT * FROM waymark_runs WHERE id IN (${marks})`,
-        ids,
-      );
-      return claimed.records.map(toRunRow);
-    });
+    return this.store.transaction(
+      'claim runs',
+      async (tx) => {
+        const { records } = await tx.exec(
+          'find due runs',
+          `${select} FOR UPDATE SKIP LOCKED`,
+          dueParams,
+        );
+        const ids = (records as Array<{ id: string }>).map((r) => r.id);
+        if (ids.length === 0) return [];
+        const marks = ids.map(() => '?').join(', ');
+        await tx.exec('claim runs', `UPDATE waymark_runs SET ${set} WHERE id IN (${marks})`, [
+          ...claimParams,
+          ...ids,
+        ]);
+        const claimed = await tx.exec(
+          'read claimed runs',
+          `SELECT * FROM waymark_runs WHERE id IN (${marks})`,
+          ids,
+        );
+        return claimed.records.map(toRunRow);
+      },
+      { retry: true },
+    );
   }
 
   /**

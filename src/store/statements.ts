@@ -89,10 +89,12 @@ export function statementsFor(dialect: DialectName) {
         "WHERE idempotency_key = ? AND run_id = ? AND seq = ? AND status = 'started'",
       pg,
     ),
-    renewLeases: numbered(
-      "UPDATE waymark_runs SET lease_expires_at = ?, updated_at = ? WHERE owner = ? AND status = 'running'",
-      pg,
-    ),
+    renewLeases: (count: number) =>
+      numbered(
+        'UPDATE waymark_runs SET lease_expires_at = ?, updated_at = ? ' +
+          `WHERE owner = ? AND status = 'running' AND id IN (${Array(count).fill('?').join(', ')})`,
+        pg,
+      ),
     // Releases the run until `wake_at`: no owner, no lease, nothing of it held in memory.
     suspendRun: numbered(
       "UPDATE waymark_runs SET status = 'waiting', wake_at = ?, waiting_for = ?, owner = NULL, " +

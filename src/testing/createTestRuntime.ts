@@ -66,6 +66,8 @@ async function launch(family: TestFamily, options: RuntimeOptions): Promise<Test
   const crashAt =
     (point: 'before' | 'afterEffect' | 'afterCommit'): StepHooks['beforeStep'] =>
     (at) => {
+      // A dead runtime's siblings (Promise.all) must not use up rules meant for a live one.
+      if (lifecycle.isDead) return;
       const crash = family.crash.take(point, at);
       if (!crash) return;
       lifecycle.kill(crash);

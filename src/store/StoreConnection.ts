@@ -1,0 +1,160 @@
+import type { DataSource, EntityManager, QueryResult, QueryRunner } from 'typeorm';
+import { StoreUnavailableError } from '../errors/StoreUnavailableError';
+import { WaymarkError } from '../errors/WaymarkError';
+import type { Lifecycle } from '../runtime/Lifecycle';
+import { dialectOf, isDuplicateKey, type DialectName } from './Dialect';
+import { isTransientStoreError } from './transientStoreError';
+
+/** How long one operation keeps retrying through a database outage. */
+export interface RetrySettings {
+  readonly timeoutMs: number;
+}
+
+const FIRST_DELAY_MS = 25;
+const MAX_DELAY_MS = 2_000;
+
+/**
+ * How waymark talks to its database: one statement or one transaction at a time, each
+ * naming what it does in its errors, retried with backoff through a lost or killed
+ * connection or a lock, and refused once the runtime is dead. On SQLite, whose one
+ * connection every statement shares, a transaction holds the others back until it ends.
+ */
+export class StoreConnection {
+  readonly dialect: DialectName;
+
+  constructor(
+    readonly dataSource: DataSource,
+    private readonly lifecycle: Lifecycle,
+    private readonly retry: RetrySettings,
+    private readonly bound?: QueryRunner,
+    private readonly gate: { value: Promise<void> } = { value: Promise.resolve() },
+  ) {
+    this.dialect = dialectOf(dataSource);
+  }
+
+  /** Runs one statement. Inside a transaction, failures go to the transaction's caller. */
+  async exec(operation: string, sql: string, params: unknown[]): Promise<QueryResult> {
+    this.lifecycle.assertAlive(operation);
+    if (this.bound) return this.query(this.bound, sql, params);
+    return this.retrying(operation, () =>
+      this.serialized(async () => {
+        const runner = this.dataSource.createQueryRunner();
+        try {
+          return await this.query(runner, sql, params);
+        } finally {
+          await runner.release();
+        }
+      }),
+    );
+  }
+
+  /**
+   * Runs `work` in one transaction, with a connection bound to it (and the transaction's
+   * EntityManager, for a transactional step's own writes). With `retry`, a transaction that
+   * failed on a lost connection is run again whole; `work` must then be safe to repeat.
+   * With `userWork` (a transactional step's body runs in it), errors reach the caller as
+   * thrown: a failed business insert is the step's failure, not an outage.
+   */
+  async transaction<T>(
+    operation: string,
+    work: (tx: StoreConnection, manager: EntityManager) => Promise<T>,
+    options: { retry?: boolean; userWork?: boolean } = {},
+  ): Promise<T> {
+    this.lifecycle.assertAlive(operation);
+    const once = (): Promise<T> =>
+      this.dialect === 'sqlite'
+        ? this.serialized(() => this.sqliteTransaction(work))
+        : this.dataSource.transaction((manager) =>
+            work(this.boundTo(manager.queryRunner!), manager),
+          );
+    if (this.bound) return work(this, this.bound.manager);
+    if (options.userWork) return once();
+    return options.retry ? this.retrying(operation, once) : this.named(operation, once);
+  }
+
+  private boundTo(runner: QueryRunner): StoreConnection {
+    return new StoreConnection(this.dataSource, this.lifecycle, this.retry, runner, this.gate);
+  }
+
+  /**
+   * SQLite: `BEGIN IMMEDIATE`, taking the write lock up front (waiting for it like any
+   * write). TypeORM's deferred `BEGIN` would start reading, then fail at once with
+   * SQLITE_BUSY_SNAPSHOT when another process wrote in between. The runner is marked as in
+   * a transaction so TypeORM nests its own (a `save()` in a step) as savepoints.
+   */
+  private async sqliteTransaction<T>(
+    work: (tx: StoreConnection, manager: EntityManager) => Promise<T>,
+  ): Promise<T> {
+    const runner = this.dataSource.createQueryRunner();
+    const state = runner as unknown as { isTransactionActive: boolean; transactionDepth: number };
+    await this.query(runner, 'BEGIN IMMEDIATE', []);
+    state.isTransactionActive = true;
+    state.transactionDepth = 1;
+    try {
+      const result = await work(this.boundTo(runner), runner.manager);
+      await this.query(runner, 'COMMIT', []);
+      return result;
+    } catch (error) {
+      await runner.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      state.isTransactionActive = false;
+      state.transactionDepth = 0;
+    }
+  }
+
+  private async query(runner: QueryRunner, sql: string, params: unknown[]): Promise<QueryResult> {
+    const result = await runner.query(sql, params, true);
+    result.records ??= [];
+    return result;
+  }
+
+  /** Retries `work` through transient failures until the retry timeout; names the operation. */
+  private async retrying<T>(operation: string, work: () => Promise<T>): Promise<T> {
+    const started = Date.now();
+    for (let delay = FIRST_DELAY_MS; ; delay = Math.min(delay * 2, MAX_DELAY_MS)) {
+      try {
+        return await work();
+      } catch (error) {
+        const transient = isTransientStoreError(error);
+        if (!transient || Date.now() - started + delay > this.retry.timeoutMs) {
+          throw this.wrap(operation, error);
+        }
+        this.lifecycle.assertAlive(operation);
+        await new Promise((resolve) => setTimeout(resolve, delay * (0.5 + Math.random() / 2)));
+        this.lifecycle.assertAlive(operation);
+      }
+    }
+  }
+
+  private async named<T>(operation: string, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      throw this.wrap(operation, error);
+    }
+  }
+
+  /**
+   * Driver errors become `StoreUnavailableError` naming the operation; duplicates (which
+   * callers handle) and waymark's own errors (a lost lease found in a transaction) stay.
+   */
+  private wrap(operation: string, error: unknown): unknown {
+    if (isDuplicateKey(error) || error instanceof WaymarkError) return error;
+    return new StoreUnavailableError(operation, error);
+  }
+
+  /** SQLite has one connection: a transaction on it must not interleave with other statements. */
+  private async serialized<T>(work: () => Promise<T>): Promise<T> {
+    if (this.dialect !== 'sqlite') return work();
+    const previous = this.gate.value;
+    let release!: () => void;
+    this.gate.value = new Promise<void>((resolve) => (release = resolve));
+    await previous;
+    try {
+      return await work();
+    } finally {
+      release();
+    }
+  }
+}

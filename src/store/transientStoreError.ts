@@ -1,0 +1,64 @@
+const CODES = new Set([
+  // Connections that died or could not be made.
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EAI_AGAIN',
+  'PROTOCOL_CONNECTION_LOST',
+  'PROTOCOL_SEQUENCE_TIMEOUT',
+  'ER_CON_COUNT_ERROR',
+  'ER_SERVER_SHUTDOWN',
+  'ER_CONNECTION_KILLED',
+  'ER_ACCOUNT_HAS_BEEN_LOCKED',
+  // MySQL: the statement was rolled back and may simply be run again.
+  'ER_LOCK_DEADLOCK',
+  'ER_LOCK_WAIT_TIMEOUT',
+  // PostgreSQL: connection exceptions, operator intervention, serialization failures.
+  '08000',
+  '08003',
+  '08006',
+  '57P01',
+  '57P02',
+  '57P03',
+  '40001',
+  '40P01',
+  // SQLite: another connection holds the lock (past the busy timeout).
+  'SQLITE_BUSY',
+  'SQLITE_BUSY_SNAPSHOT',
+  'SQLITE_LOCKED',
+]);
+
+const MESSAGES = [
+  /connection terminated/i,
+  /connection is not open/i,
+  /server has gone away/i,
+  /lost connection/i,
+  /not currently accepting connections/i,
+];
+
+/**
+ * Whether a database error is one a retry can outlast: the connection was lost or killed,
+ * the server is restarting, a lock or deadlock rolled the statement back. Anything else (a
+ * constraint, a syntax error, a value too long) would fail again the same way.
+ */
+export function isTransientStoreError(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e && depth < 4; depth++) {
+    const record = e as {
+      code?: unknown;
+      errno?: unknown;
+      message?: unknown;
+      driverError?: unknown;
+      cause?: unknown;
+    };
+    if (typeof record.code === 'string' && CODES.has(record.code)) return true;
+    if (record.errno === 1927 || record.errno === 2006 || record.errno === 2013) return true;
+    if (
+      typeof record.message === 'string' &&
+      MESSAGES.some((m) => m.test(record.message as string))
+    )
+      return true;
+    e = record.driverError ?? record.cause;
+  }
+  return false;
+}

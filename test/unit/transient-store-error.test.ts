@@ -1,0 +1,45 @@
+import { QueryFailedError } from 'typeorm';
+import { isTransientStoreError } from '../../src/store/transientStoreError';
+
+const driverError = (fields: Record<string, unknown>): QueryFailedError =>
+  new QueryFailedError(
+    'INSERT …',
+    [],
+    Object.assign(
+      new Error(typeof fields.message === 'string' ? fields.message : 'driver'),
+      fields,
+    ),
+  );
+
+describe('which database errors a retry can outlast', () => {
+  it.each([
+    ['a MariaDB connection killed from the server', { code: 'ER_CONNECTION_KILLED', errno: 1927 }],
+    ['a lost MySQL connection', { code: 'PROTOCOL_CONNECTION_LOST' }],
+    ['MySQL server gone away', { errno: 2006 }],
+    ['a MySQL deadlock', { code: 'ER_LOCK_DEADLOCK' }],
+    ['a locked-out MariaDB account', { code: 'ER_ACCOUNT_HAS_BEEN_LOCKED' }],
+    ['pg_terminate_backend', { code: '57P01' }],
+    ['a PostgreSQL serialization failure', { code: '40001' }],
+    ['a PostgreSQL connection failure', { code: '08006' }],
+    [
+      'a database not accepting connections',
+      { message: 'database "x" is not currently accepting connections' },
+    ],
+    ['SQLite busy', { code: 'SQLITE_BUSY' }],
+    ['SQLite busy snapshot', { code: 'SQLITE_BUSY_SNAPSHOT' }],
+    ['a reset socket', { code: 'ECONNRESET' }],
+    ['a refused connection', { code: 'ECONNREFUSED' }],
+  ])('%s is transient', (_, fields) => {
+    expect(isTransientStoreError(driverError(fields))).toBe(true);
+  });
+
+  it.each([
+    ['a duplicate key', { code: 'ER_DUP_ENTRY' }],
+    ['a PostgreSQL unique violation', { code: '23505' }],
+    ['a syntax error', { code: 'ER_PARSE_ERROR' }],
+    ['a value too long', { code: '22001' }],
+    ['a SQLite constraint', { code: 'SQLITE_CONSTRAINT_PRIMARYKEY' }],
+  ])('%s is not', (_, fields) => {
+    expect(isTransientStoreError(driverError(fields))).toBe(false);
+  });
+});
