@@ -34,7 +34,9 @@ export class DurableWaits {
     if (recorded && recorded.status !== 'started')
       return this.records.replay(run, seq, step, recorded);
     await run.flush();
-    const { clock, codec, events } = this.kernel;
+    const { clock, codec, events, hooks } = this.kernel;
+    const point = { runId: run.runId, seq, step, target: step };
+    hooks.beforeStep?.(point);
     const startedAt = recorded?.startedAt ?? clock.now();
     const deadline = timeoutMs === undefined ? null : startedAt + timeoutMs;
     const row: StepRow = {
@@ -55,6 +57,7 @@ export class DurableWaits {
         recorded !== undefined,
       );
       if (payload !== undefined) {
+        hooks.afterCommit?.(point);
         events.emit('step.completed', {
           runId: run.runId,
           seq,
@@ -94,7 +97,9 @@ export class DurableWaits {
       return;
     }
     await run.flush();
-    const { clock, store, lifecycle, codec } = this.kernel;
+    const { clock, store, lifecycle, codec, hooks } = this.kernel;
+    const point = { runId: run.runId, seq, step, target: step };
+    hooks.beforeStep?.(point);
     const startedAt = recorded?.startedAt ?? clock.now();
     const row: StepRow = {
       runId: run.runId,
@@ -124,6 +129,7 @@ export class DurableWaits {
       },
       run.epoch,
     );
+    hooks.afterCommit?.(point);
   }
 
   /** The record at `seq`, if any, after checking the code still waits there. */

@@ -2,6 +2,7 @@ import { installMatchers } from './matchers';
 
 export * from './createTestRuntime';
 export * from './CrashPlan';
+export * from './crashMatrix';
 export * from './EffectLedger';
 export * from './ExecutionLog';
 export * from './FakeClock';

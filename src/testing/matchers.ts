@@ -1,5 +1,6 @@
 import type { RunHandle } from '../runtime/RunHandle';
 import type { RunStatus } from '../store/RunStatus';
+import type { CrashMatrixReport } from './crashMatrix';
 import type { EffectLedger } from './EffectLedger';
 import type { TestRuntime } from './TestRuntime';
 
@@ -42,6 +43,20 @@ export const waymarkMatchers = {
     };
   },
 
+  /** A {@link crashMatrix} report in which every crash case ended as the uninterrupted run did. */
+  toSurviveEveryCrash(received: CrashMatrixReport): MatcherResult {
+    const pass = received.failures.length === 0 && received.cases.length > 0;
+    return {
+      pass,
+      message: () =>
+        pass
+          ? `expected some crash case to differ, all ${received.cases.length} matched`
+          : received.cases.length === 0
+            ? 'the crash matrix ran no case: the workflow executed no step'
+            : `${received.failures.length} of ${received.cases.length} crash cases differ from the uninterrupted run:\n${received.summary()}`,
+    };
+  },
+
   /** The ledger recorded the effect `key` exactly once (async). */
   async toHaveEffectOnce(received: EffectLedger, key: string): Promise<MatcherResult> {
     const count = await received.count(key);
@@ -73,6 +88,8 @@ declare global {
       toHaveCompletedSteps(names: string[]): Promise<R>;
       /** See {@link waymarkMatchers.toHaveRunStatus}; await it. */
       toHaveRunStatus(status: RunStatus): Promise<R>;
+      /** See {@link waymarkMatchers.toSurviveEveryCrash}; use on `expect(crashMatrix(…)).resolves`. */
+      toSurviveEveryCrash(): R;
       /** See {@link waymarkMatchers.toHaveEffectOnce}; await it. */
       toHaveEffectOnce(key: string): Promise<R>;
       /** See {@link waymarkMatchers.toHaveExecutedStepTimes}. */
