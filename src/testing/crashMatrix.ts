@@ -90,7 +90,9 @@ export async function crashMatrix<C extends object, K extends AsyncMethodOf<C>>(
   const cases: CrashCase[] = [];
   for (const { target, seq } of executed) {
     for (const point of points) {
-      let { runtime, container } = await start();
+      const started = await start();
+      const { container } = started;
+      let { runtime } = started;
       try {
         runtime.crash[point](target, { seq });
         let runId: string | undefined;

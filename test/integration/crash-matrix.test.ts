@@ -43,12 +43,6 @@ class Onboarding {
 }
 
 describe('crashMatrix', () => {
-  const setup = (outbox: Outbox) => ({
-    setup: (container: import('tsyringe').DependencyContainer) =>
-      container.registerInstance(Outbox, outbox),
-    effects: () => ({ ...outbox.effects }),
-  });
-
   it('crashes every executed step at every hook point and reports each case', async () => {
     const report = await crashMatrix(Onboarding, 'onboard', ['ada'], {
       setup: (container) => container.register(Outbox, { useFactory: () => new Outbox() }),
