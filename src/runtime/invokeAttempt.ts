@@ -13,6 +13,14 @@ export async function invokeAttempt(
   body: (signal: AbortSignal) => Promise<unknown>,
   options: { step: string; timeoutMs: number | undefined; clock: Clock; cancellation: AbortSignal },
 ): Promise<Settled> {
+  if (options.timeoutMs === undefined) {
+    // No deadline of its own: the run's cancellation signal is the attempt's signal.
+    try {
+      return { ok: true, value: await body(options.cancellation) };
+    } catch (error) {
+      return { ok: false, error };
+    }
+  }
   const attempt = new AbortController();
   const onCancel = (): void => attempt.abort(options.cancellation.reason);
   if (options.cancellation.aborted) onCancel();

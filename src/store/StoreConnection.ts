@@ -3,6 +3,7 @@ import { StoreUnavailableError } from '../errors/StoreUnavailableError';
 import { WaymarkError } from '../errors/WaymarkError';
 import type { Lifecycle } from '../runtime/Lifecycle';
 import { dialectOf, isDuplicateKey, type DialectName } from './Dialect';
+import { directQuery, type DirectQuery } from './DirectDriver';
 import { isTransientStoreError } from './transientStoreError';
 
 /** How long one operation keeps retrying through a database outage. */
@@ -21,6 +22,7 @@ const MAX_DELAY_MS = 2_000;
  */
 export class StoreConnection {
   readonly dialect: DialectName;
+  private readonly direct: DirectQuery | undefined;
 
   constructor(
     readonly dataSource: DataSource,
@@ -30,12 +32,22 @@ export class StoreConnection {
     private readonly gate: { value: Promise<void> } = { value: Promise.resolve() },
   ) {
     this.dialect = dialectOf(dataSource);
+    this.direct = bound ? undefined : directQuery(dataSource);
   }
 
   /** Runs one statement. Inside a transaction, failures go to the transaction's caller. */
   async exec(operation: string, sql: string, params: unknown[]): Promise<QueryResult> {
     this.lifecycle.assertAlive(operation);
     if (this.bound) return this.query(this.bound, sql, params);
+    const direct = this.direct;
+    if (direct) {
+      return this.retrying(operation, () =>
+        this.serialized(async () => {
+          const { records, affected } = await direct(sql, params);
+          return { raw: records, records, affected };
+        }),
+      );
+    }
     return this.retrying(operation, () =>
       this.serialized(async () => {
         const runner = this.dataSource.createQueryRunner();
