@@ -17,6 +17,7 @@ module.exports = {
   moduleNameMapper: {
     '^waymark$': '<rootDir>/src/index.ts',
     '^waymark/testing$': '<rootDir>/src/testing/index.ts',
+    '^waymark/otel$': '<rootDir>/src/otel/index.ts',
   },
   setupFiles: ['reflect-metadata'],
   testTimeout: 60000,

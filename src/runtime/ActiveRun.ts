@@ -34,6 +34,11 @@ export class ActiveRun {
     readonly attempts: ReadonlyMap<number, readonly AttemptRow[]> = new Map(),
   ) {}
 
+  /** The sequence number the next call will take, without taking it. */
+  peekSeq(): number {
+    return this.seq;
+  }
+
   /** Takes the next sequence number. Synchronous, so `Promise.all` order is the call order. */
   nextSeq(): number {
     return this.seq++;

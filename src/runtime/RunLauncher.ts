@@ -131,6 +131,8 @@ export class RunLauncher {
       parentRunId: options.parentRunId ?? null,
       parkedSeq: null,
       waitingFor: null,
+      forkedFrom: null,
+      forkedSeq: null,
       createdAt: now,
       updatedAt: now,
     });
@@ -202,8 +204,13 @@ export class RunLauncher {
    * `epoch`; callers of `result()` here join it.
    */
   adoptClaimed(runId: string, epoch: number): void {
-    const launch = this.kernel.store.loadRun(runId).then((row): Launch => {
+    const launch = this.kernel.store.loadRun(runId).then(async (row): Promise<Launch> => {
       if (!row) throw new RunNotFoundError(runId);
+      if (!findWorkflow(row.workflow)) {
+        // Not loaded here (an operator tool): hand it to a worker that has the code.
+        await this.kernel.queue.release(runId, epoch, this.kernel.clock.now());
+        return { runId, created: false, outcome: QUEUED };
+      }
       return {
         runId,
         created: false,

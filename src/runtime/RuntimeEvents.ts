@@ -8,9 +8,12 @@ export interface WaymarkEvents {
   'run.completed': { runId: string; workflow: string };
   'run.failed': { runId: string; workflow: string; error: unknown };
   'run.needs_attention': { runId: string; workflow: string; error: unknown };
+  'run.cancelled': { runId: string; reason: string | undefined };
   /** Released until `wakeAt` (a long backoff, a timer, a signal): no process holds it. */
   'run.waiting': { runId: string; workflow: string; wakeAt: number | null };
   'step.started': { runId: string; seq: number; step: string };
+  /** One attempt of a step's body begins (the first, or a retry). */
+  'step.attempt': { runId: string; seq: number; step: string; attempt: number };
   'step.completed': { runId: string; seq: number; step: string; durationMs: number };
   'step.failed': { runId: string; seq: number; step: string; durationMs: number; error: unknown };
   /** An attempt failed with a transient error; the next one is due after `delayMs`. */
@@ -31,11 +34,33 @@ export type WaymarkEventName = keyof WaymarkEvents;
 
 type Listener<K extends WaymarkEventName> = (event: WaymarkEvents[K]) => void;
 
+/** A listener to every event, with its name. */
+export type AnyListener = <K extends WaymarkEventName>(event: K, payload: WaymarkEvents[K]) => void;
+
+/**
+ * Writes every event to `logger` as one structured line (`info`; failures at `warn`), with
+ * errors reduced to name and message.
+ */
+export function logEvents(events: RuntimeEvents, logger: Logger): Disposable {
+  return events.onAny((event, payload) => {
+    const fields: Record<string, unknown> = { event, ...payload };
+    if ('error' in payload) {
+      const error = payload.error as { name?: unknown; message?: unknown } | undefined;
+      fields.error = { name: error?.name, message: error?.message };
+    }
+    const failed =
+      event === 'run.failed' || event === 'step.failed' || event === 'run.needs_attention';
+    if (failed) logger.warn(`waymark ${event}`, fields);
+    else logger.info(`waymark ${event}`, fields);
+  });
+}
+
 /**
  * A small typed emitter. A throwing listener is logged, never allowed to break a run.
  */
 export class RuntimeEvents {
   private readonly listeners = new Map<WaymarkEventName, Set<Listener<any>>>();
+  private readonly anyListeners = new Set<AnyListener>();
 
   constructor(private readonly logger: Logger) {}
 
@@ -47,7 +72,20 @@ export class RuntimeEvents {
     return { dispose: () => void set.delete(listener) };
   }
 
+  /** Calls `listener` for every event until the returned disposable is disposed. */
+  onAny(listener: AnyListener): Disposable {
+    this.anyListeners.add(listener);
+    return { dispose: () => void this.anyListeners.delete(listener) };
+  }
+
   emit<K extends WaymarkEventName>(event: K, payload: WaymarkEvents[K]): void {
+    for (const listener of this.anyListeners) {
+      try {
+        listener(event, payload);
+      } catch (error) {
+        this.logger.error(`listener for ${event} threw`, { error });
+      }
+    }
     const set = this.listeners.get(event);
     if (!set) return;
     for (const listener of set) {

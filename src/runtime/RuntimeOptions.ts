@@ -23,6 +23,8 @@ export interface RuntimeOptions {
   clock?: Clock;
   /** Where warnings go; default `console` for warnings and errors only. */
   logger?: Logger;
+  /** Also write every run and step event to `logger` as a structured line; default false. */
+  logEvents?: boolean;
   /**
    * A retry delay longer than this does not hold the process: the run goes to `waiting`
    * and is resumed when due. Default `'30s'`.

@@ -66,6 +66,12 @@ export class StepAttempts {
       run.assertRunnable();
       this.kernel.lifecycle.assertAlive(`run step "${point.step}"`);
       this.kernel.hooks.onExecute?.(point);
+      this.kernel.events.emit('step.attempt', {
+        runId: run.runId,
+        seq: point.seq,
+        step: point.step,
+        attempt: budgetUsed + 1,
+      });
       const settled = await invokeAttempt((signal) => plan.body(budgetUsed + 1, signal), {
         step: point.step,
         timeoutMs: plan.timeoutMs,

@@ -113,6 +113,26 @@ export class StepInterceptor {
     return this.handOver(scope.run).then(() => this.waits.sleep(scope.run, seq, ms));
   }
 
+  /**
+   * `ctx.patched(id)`: true on the code path a run takes when it reaches this point on new
+   * code (recorded as a marker), false for a run whose history shows it passed this point on
+   * old code (then nothing is consumed, so the rest of its history still lines up).
+   */
+  patched(scope: RunScope, id: string): boolean {
+    const { run } = scope;
+    run.assertRunnable();
+    const marker = `patch:${id}`;
+    const recorded = run.history.get(run.peekSeq());
+    if (recorded && recorded.name !== marker) return false;
+    return this.recordValue(scope, marker, () => true);
+  }
+
+  /** `ctx.deprecatePatch(id)`: consumes the marker of runs that recorded one, and nothing else. */
+  deprecatePatch(scope: RunScope, id: string): void {
+    const { run } = scope;
+    if (run.history.get(run.peekSeq())?.name === `patch:${id}`) run.nextSeq();
+  }
+
   /** Executes a step body in its own scope. Override to wrap every execution. */
   protected invokeBody(scope: RunScope, call: MethodCall): Promise<unknown> {
     return scope.enter(() => call.policies.original.apply(call.instance, call.args));

@@ -22,7 +22,7 @@ import { quietConsoleLogger } from './Logger';
 import { OutcomeWaiter } from './OutcomeWaiter';
 import { RunExecutor } from './RunExecutor';
 import { RunLauncher } from './RunLauncher';
-import { RuntimeEvents } from './RuntimeEvents';
+import { logEvents, RuntimeEvents } from './RuntimeEvents';
 import { RUNTIME_KERNEL, type RuntimeKernel } from './RuntimeKernel';
 import type { RuntimeOptions } from './RuntimeOptions';
 import { RuntimeRegistry } from './RuntimeRegistry';
@@ -110,6 +110,7 @@ export async function createRuntime<R extends WaymarkRuntime = WaymarkRuntime>(
   if (!userContainer.isRegistered(WorkflowContext, true)) {
     userContainer.register(WorkflowContext, { useValue: new WorkflowContext() });
   }
+  if (options.logEvents) logEvents(kernel.events, settings.logger);
   const leases = new LeaseKeeper(kernel);
   leases.start();
   lifecycle.onClosed(() => leases.stop());

@@ -3,6 +3,8 @@ import type { DataSource } from 'typeorm';
 import type { DependencyContainer } from 'tsyringe';
 import { readMethodPolicies, type MethodPolicies } from '../decorators/metadata';
 import { validateClassPolicies } from '../decorators/validateClassPolicies';
+import { randomUUID } from 'node:crypto';
+import { ConfigurationError } from '../errors/ConfigurationError';
 import { RunCancelledError } from '../errors/RunCancelledError';
 import { WorkflowNotRegisteredError } from '../errors/WorkflowNotRegisteredError';
 import type { Claim } from '../store/RunControl';
@@ -13,7 +15,7 @@ import { findWorkflow } from '../decorators/WorkflowRegistry';
 import { SignalStore } from '../store/SignalStore';
 import { RunHandle } from './RunHandle';
 import { Worker, type WorkerOptions } from './Worker';
-import type { WaymarkEventName, WaymarkEvents } from './RuntimeEvents';
+import type { AnyListener, WaymarkEventName, WaymarkEvents } from './RuntimeEvents';
 import type { RuntimeKernel } from './RuntimeKernel';
 import { RuntimeRegistry } from './RuntimeRegistry';
 
@@ -126,12 +128,13 @@ export class WaymarkRuntime {
    * lapsed (or that this worker id owned before a restart) and `waiting` runs that are
    * due. Returns a handle per resumed run. A worker (`startWorker`) does this continuously.
    */
-  async recover(): Promise<RunHandle[]> {
+  async recover(options: { versions?: string[] } = {}): Promise<RunHandle[]> {
     const { store, workerId, launcher, clock } = this.kernel;
     const executing = new Set(launcher.activeRuns().map((r) => r.runId));
     const handles: RunHandle[] = [];
     for (const row of await store.findRecoverable(workerId, clock.now(), RECOVER_BATCH)) {
       if (executing.has(row.id) || !findWorkflow(row.workflow)) continue;
+      if (options.versions && !options.versions.includes(row.version ?? '')) continue;
       const launch = await launcher.resumeStored(row);
       handles.push(new RunHandle(launch.runId, this.kernel));
     }
@@ -205,6 +208,39 @@ export class WaymarkRuntime {
   }
 
   /**
+   * Time travel: a new run of the same workflow and arguments whose history is a copy of
+   * `runId`'s before `fromSeq`; it continues from there on the code deployed now (say, after
+   * fixing the prompt an LLM step got wrong). The original run is left as it is; the fork
+   * records where it came from.
+   *
+   * @example
+   * ```ts
+   * const fork = await runtime.fork('research-42', { fromSeq: 3 }); // re-run from the summary step
+   * console.log(await fork.result());
+   * ```
+   */
+  async fork<T = unknown>(
+    runId: string,
+    options: { fromSeq: number; newRunId?: string },
+  ): Promise<RunHandle<T>> {
+    const { fromSeq } = options;
+    if (!Number.isInteger(fromSeq) || fromSeq < 0) {
+      throw new ConfigurationError(
+        `fork(): fromSeq must be a sequence number (an integer ≥ 0), got ${String(fromSeq)}`,
+      );
+    }
+    const newRunId = options.newRunId ?? `${runId}:fork-${randomUUID().slice(0, 8)}`;
+    if (newRunId.length === 0 || newRunId.length > 255) {
+      throw new ConfigurationError(
+        'fork(): newRunId must be a non-empty string of at most 255 characters',
+      );
+    }
+    await this.kernel.control.fork(runId, newRunId, fromSeq, this.claim());
+    this.executeInBackground(newRunId, 1);
+    return new RunHandle<T>(newRunId, this.kernel);
+  }
+
+  /**
    * Ends a run that has not ended. A process executing it stops at its next step
    * boundary (here at once: the running step's `ctx.signal` aborts) and writes nothing more.
    */
@@ -216,6 +252,7 @@ export class WaymarkRuntime {
       this.kernel.clock.now(),
     );
     this.kernel.launcher.cancelLocal(runId, error);
+    this.kernel.events.emit('run.cancelled', { runId, reason });
   }
 
   private claim(): Claim {
@@ -230,6 +267,11 @@ export class WaymarkRuntime {
   /** Checks the decorators of classes up front; misuse throws a `ConfigurationError`. */
   register(...classes: AnyClass[]): void {
     for (const Class of classes) validateClassPolicies(Class);
+  }
+
+  /** Listens to every runtime event (name and payload) until the returned disposable is disposed. */
+  onAny(listener: AnyListener): Disposable {
+    return this.kernel.events.onAny(listener);
   }
 
   /** Listens to runtime events until the returned disposable is disposed. */

@@ -11,6 +11,11 @@ export interface WorkerOptions {
   pollInterval?: Duration;
   /** Only these workflow names; default every workflow loaded in this process. */
   workflows?: string[];
+  /**
+   * Only runs stored with these workflow versions (`@Workflow({ version })`), so old and new
+   * deployments run side by side during a rollout, each resuming its own runs.
+   */
+  versions?: string[];
 }
 
 /**
@@ -88,6 +93,7 @@ export class Worker {
       now,
       leaseUntil: now + leaseMs,
       workflows: this.options.workflows ?? workflowNames(),
+      versions: this.options.versions,
     });
   }
 

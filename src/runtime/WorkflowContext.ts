@@ -114,6 +114,30 @@ export class WorkflowContext {
     return scope.kernel.interceptor.sleep(scope, ms);
   }
 
+  /**
+   * Safe code changes for runs in flight. Put new behaviour behind `if (ctx.patched('id'))`:
+   * a run that reaches this point on the new code takes the new branch (and records that it
+   * did); a run that had already passed it on the old code gets `false` and replays as before.
+   * Once no old run is left, replace the call with `ctx.deprecatePatch('id')` and keep only
+   * the new branch; later still, remove it.
+   *
+   * @example
+   * ```ts
+   * if (this.ctx.patched('add-audit')) await this.audit(order);
+   * await this.ship(order);
+   * ```
+   */
+  patched(id: string): boolean {
+    const scope = this.workflowScope('patched()');
+    return scope.kernel.interceptor.patched(scope, id);
+  }
+
+  /** The second phase of a patch: see {@link WorkflowContext.patched}. */
+  deprecatePatch(id: string): void {
+    const scope = this.workflowScope('deprecatePatch()');
+    scope.kernel.interceptor.deprecatePatch(scope, id);
+  }
+
   /** The current time; in a workflow it is recorded, so a resume sees the same instant. */
   now(): Date {
     return this.recorded('ctx.now', () => new Date(this.clockNow()));

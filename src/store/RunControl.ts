@@ -1,5 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { InvalidRunStateError } from '../errors/InvalidRunStateError';
+import { RunConflictError } from '../errors/RunConflictError';
+import { isDuplicateKey } from './Dialect';
 import { RunNotFoundError } from '../errors/RunNotFoundError';
 import type { Lifecycle } from '../runtime/Lifecycle';
 import { dialectOf, type DialectName } from './Dialect';
@@ -107,6 +109,51 @@ export class RunControl {
         ],
       );
       return this.takeOver(sql, run, claim);
+    });
+  }
+
+  /**
+   * Creates run `newRunId` from run `runId`: same workflow, version and arguments, and a
+   * copy of its history before `fromSeq`; claimed by `claim.owner` at epoch 1. The
+   * original is not touched.
+   */
+  async fork(runId: string, newRunId: string, fromSeq: number, claim: Claim): Promise<void> {
+    await this.transaction(`fork run "${runId}"`, async (sql) => {
+      const source = await this.lockRun(sql, runId);
+      try {
+        await sql(
+          'INSERT INTO waymark_runs (id, workflow, version, status, args, result, error, owner, epoch, ' +
+            'lease_expires_at, wake_at, parent_run_id, created_at, updated_at, forked_from, forked_seq) ' +
+            "VALUES (?, ?, ?, 'running', ?, NULL, NULL, ?, 1, ?, NULL, NULL, ?, ?, ?, ?)",
+          [
+            newRunId,
+            source.workflow,
+            source.version,
+            source.args,
+            claim.owner,
+            claim.leaseUntil,
+            claim.now,
+            claim.now,
+            runId,
+            fromSeq,
+          ],
+        );
+      } catch (error) {
+        if (isDuplicateKey(error))
+          throw new RunConflictError(newRunId, 'already; pick another id for the fork');
+        throw error;
+      }
+      await sql(
+        'INSERT INTO waymark_steps (run_id, seq, name, status, output, attempts, started_at, finished_at) ' +
+          'SELECT ?, seq, name, status, output, attempts, started_at, finished_at FROM waymark_steps ' +
+          "WHERE run_id = ? AND seq < ? AND status <> 'started'",
+        [newRunId, runId, fromSeq],
+      );
+      await sql(
+        'INSERT INTO waymark_attempts (run_id, seq, attempt, name, status, error, failed_at, next_at) ' +
+          'SELECT ?, seq, attempt, name, status, error, failed_at, next_at FROM waymark_attempts WHERE run_id = ? AND seq < ?',
+        [newRunId, runId, fromSeq],
+      );
     });
   }
 

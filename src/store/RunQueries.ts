@@ -37,6 +37,11 @@ export interface RunSummary {
   wakeAt: Date | null;
   /** For a parked run: the step it waits at. */
   parkedSeq: number | null;
+  /** What a waiting run waits for: `signal:<name>`, `sleep` or `retry`. */
+  waitingFor: string | null;
+  /** For a fork: the run it was copied from and the seq it diverged at. */
+  forkedFrom: string | null;
+  forkedSeq: number | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -59,7 +64,8 @@ export interface RunPage {
 }
 
 const SUMMARY_COLUMNS =
-  'id, workflow, version, status, owner, parent_run_id, wake_at, parked_seq, created_at, updated_at';
+  'id, workflow, version, status, owner, parent_run_id, wake_at, parked_seq, waiting_for, forked_from, ' +
+  'forked_seq, created_at, updated_at';
 
 /** Read-only queries for operators: listing runs and reading a history. */
 export class RunQueries {
@@ -195,6 +201,9 @@ export function summarize(row: RunRow): RunSummary {
     parentRunId: row.parentRunId,
     wakeAt: row.wakeAt === null ? null : new Date(row.wakeAt),
     parkedSeq: row.parkedSeq,
+    waitingFor: row.waitingFor,
+    forkedFrom: row.forkedFrom,
+    forkedSeq: row.forkedSeq,
     createdAt: new Date(row.createdAt),
     updatedAt: new Date(row.updatedAt),
   };

@@ -10,6 +10,8 @@ export interface ClaimRequest {
   now: number;
   leaseUntil: number;
   workflows: string[];
+  /** Only runs stored with one of these workflow versions (a rollout's old and new code). */
+  versions?: string[];
 }
 
 const DUE =
@@ -31,8 +33,13 @@ export class WorkQueue {
       "status = 'running', owner = ?, epoch = epoch + 1, lease_expires_at = ?, wake_at = NULL, " +
       'waiting_for = NULL, updated_at = ?';
     const claimParams = [request.owner, request.leaseUntil, request.now];
-    const dueParams = [...request.workflows, request.now, request.now, request.limit];
-    const select = `SELECT id FROM waymark_runs WHERE workflow IN (${names}) AND ${DUE} ORDER BY created_at LIMIT ?`;
+    const versions = request.versions ?? [];
+    const versionFilter =
+      versions.length > 0 ? ` AND version IN (${versions.map(() => '?').join(', ')})` : '';
+    const dueParams = [...request.workflows, ...versions, request.now, request.now, request.limit];
+    const select =
+      `SELECT id FROM waymark_runs WHERE workflow IN (${names})${versionFilter} AND ${DUE} ` +
+      'ORDER BY created_at LIMIT ?';
     const { dialect } = this.store;
     if (dialect !== 'mysql') {
       // One statement: claim and read back (SQLite ≥ 3.35 and PostgreSQL have RETURNING).

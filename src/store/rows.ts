@@ -18,6 +18,9 @@ export interface RunRow {
   parkedSeq: number | null;
   /** What a `waiting` run waits for: `signal:<name>`, `sleep` or `retry`. */
   waitingFor: string | null;
+  /** For a fork: the run it was copied from, and the seq it diverges at. */
+  forkedFrom: string | null;
+  forkedSeq: number | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -85,6 +88,8 @@ export function toRunRow(raw: Raw): RunRow {
     parentRunId: strOrNull(raw.parent_run_id),
     parkedSeq: numOrNull(raw.parked_seq),
     waitingFor: strOrNull(raw.waiting_for),
+    forkedFrom: strOrNull(raw.forked_from),
+    forkedSeq: numOrNull(raw.forked_seq),
     createdAt: num(raw.created_at),
     updatedAt: num(raw.updated_at),
   };

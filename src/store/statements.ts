@@ -3,7 +3,7 @@ import type { DialectName } from './Dialect';
 const INSERTED_RUN_COLUMNS =
   'id, workflow, version, status, args, result, error, owner, epoch, lease_expires_at, ' +
   'wake_at, parent_run_id, created_at, updated_at';
-const RUN_COLUMNS = `${INSERTED_RUN_COLUMNS}, parked_seq, waiting_for`;
+const RUN_COLUMNS = `${INSERTED_RUN_COLUMNS}, parked_seq, waiting_for, forked_from, forked_seq`;
 const STEP_COLUMNS = 'seq, name, status, output, attempts, started_at, finished_at';
 
 /**

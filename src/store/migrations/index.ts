@@ -3,6 +3,7 @@ import { M0001CreateRunsAndSteps } from './M0001CreateRunsAndSteps';
 import { M0002AddAttempts } from './M0002AddAttempts';
 import { M0003AddIdempotencyKeys } from './M0003AddIdempotencyKeys';
 import { M0004AddSignalsAndWaits } from './M0004AddSignalsAndWaits';
+import { M0005AddForks } from './M0005AddForks';
 
 /**
  * waymark's schema migrations, oldest first. Applied by the runtime unless
@@ -14,4 +15,5 @@ export const waymarkMigrations: ReadonlyArray<new () => MigrationInterface> = [
   M0002AddAttempts,
   M0003AddIdempotencyKeys,
   M0004AddSignalsAndWaits,
+  M0005AddForks,
 ];

@@ -1,0 +1,141 @@
+import { createHash } from 'node:crypto';
+import type { Attributes, Link, Span, SpanContext, Tracer } from '@opentelemetry/api';
+import type { Disposable } from '../runtime/Disposable';
+import type { WaymarkRuntime } from '../runtime/WaymarkRuntime';
+
+type OpenTelemetryApi = typeof import('@opentelemetry/api');
+
+/** Options of {@link traceRuns}. */
+export interface TraceRunsOptions {
+  /** Default `trace.getTracer('waymark')` from the global provider. */
+  tracer?: Tracer;
+}
+
+/**
+ * Emits OpenTelemetry spans for a runtime's runs: one span per execution of a run in this
+ * process (`waymark.run <workflow>`) and, inside it, one per step attempt (`waymark.step
+ * <step>`), with run id, workflow, seq, attempt and outcome as attributes. Every execution of
+ * a run — the first, and each resume in any process, days later — belongs to one trace whose
+ * id is derived from the run id, and a resumed execution links to the run's root, so a
+ * tracing UI shows the whole life of a run together. Needs `@opentelemetry/api` (an optional
+ * peer dependency).
+ *
+ * @example
+ * ```ts
+ * import { traceRuns } from 'waymark/otel';
+ * const tracing = traceRuns(runtime); // uses the global tracer provider
+ * ```
+ */
+export function traceRuns(runtime: WaymarkRuntime, options: TraceRunsOptions = {}): Disposable {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const otel = require('@opentelemetry/api') as OpenTelemetryApi;
+  const tracer = options.tracer ?? otel.trace.getTracer('waymark');
+  const runs = new Map<string, Span>();
+  const attempts = new Map<string, Span>();
+  const end = (span: Span | undefined, outcome: string, error?: unknown): void => {
+    if (!span) return;
+    span.setAttribute('waymark.outcome', outcome);
+    if (error !== undefined) {
+      span.setStatus({ code: otel.SpanStatusCode.ERROR, message: (error as Error)?.message });
+      if (error instanceof Error) span.recordException(error);
+    } else if (outcome === 'completed') {
+      span.setStatus({ code: otel.SpanStatusCode.OK });
+    }
+    span.end();
+  };
+  const finishRun = (runId: string, outcome: string, error?: unknown): void => {
+    end(runs.get(runId), outcome, error);
+    runs.delete(runId);
+  };
+  const finishAttempt = (runId: string, seq: number, outcome: string, error?: unknown): void => {
+    const key = `${runId}#${seq}`;
+    end(attempts.get(key), outcome, error);
+    attempts.delete(key);
+  };
+
+  return runtime.onAny((event, payload) => {
+    switch (event) {
+      case 'run.started':
+      case 'run.resumed': {
+        const { runId, workflow } = payload as { runId: string; workflow: string };
+        const root = rootOf(runId);
+        const links: Link[] =
+          event === 'run.resumed'
+            ? [{ context: root, attributes: { 'waymark.link': 'run root' } }]
+            : [];
+        const attributes: Attributes = {
+          'waymark.run_id': runId,
+          'waymark.workflow': workflow,
+          'waymark.resumed': event === 'run.resumed',
+        };
+        const parent = otel.trace.setSpanContext(otel.context.active(), root);
+        runs.set(runId, tracer.startSpan(`waymark.run ${workflow}`, { attributes, links }, parent));
+        break;
+      }
+      case 'run.completed':
+        finishRun((payload as { runId: string }).runId, 'completed');
+        break;
+      case 'run.failed':
+      case 'run.needs_attention': {
+        const { runId, error } = payload as { runId: string; error: unknown };
+        finishRun(runId, event === 'run.failed' ? 'failed' : 'needs_attention', error);
+        break;
+      }
+      case 'run.waiting':
+        finishRun((payload as { runId: string }).runId, 'waiting');
+        break;
+      case 'run.cancelled':
+        finishRun((payload as { runId: string }).runId, 'cancelled');
+        break;
+      case 'step.attempt': {
+        const { runId, seq, step, attempt } = payload as {
+          runId: string;
+          seq: number;
+          step: string;
+          attempt: number;
+        };
+        const runSpan = runs.get(runId);
+        const parent = runSpan
+          ? otel.trace.setSpan(otel.context.active(), runSpan)
+          : otel.context.active();
+        const attributes: Attributes = {
+          'waymark.run_id': runId,
+          'waymark.seq': seq,
+          'waymark.step': step,
+          'waymark.attempt': attempt,
+        };
+        attempts.set(
+          `${runId}#${seq}`,
+          tracer.startSpan(`waymark.step ${step}`, { attributes }, parent),
+        );
+        break;
+      }
+      case 'step.completed':
+        finishAttempt(
+          (payload as { runId: string; seq: number }).runId,
+          (payload as { seq: number }).seq,
+          'completed',
+        );
+        break;
+      case 'step.retrying':
+      case 'step.failed': {
+        const { runId, seq, error } = payload as { runId: string; seq: number; error: unknown };
+        finishAttempt(runId, seq, event === 'step.retrying' ? 'retrying' : 'failed', error);
+        break;
+      }
+      default:
+        break;
+    }
+  });
+}
+
+/** The run's own root context: one trace per run, whichever process executes it. */
+function rootOf(runId: string): SpanContext {
+  const digest = createHash('sha256').update(`waymark:${runId}`).digest('hex');
+  return {
+    traceId: digest.slice(0, 32),
+    spanId: digest.slice(32, 48),
+    traceFlags: 1,
+    isRemote: true,
+  };
+}
