@@ -350,7 +350,7 @@ export class RunLauncher {
     if (!address) throw new WorkflowNotRegisteredError(row.workflow);
     const policies = readMethodPolicies(address.target, address.methodName) as MethodPolicies;
     const args = this.kernel.codec.decode(row.args, `run "${row.id}" args`);
-    const instance = this.kernel.container.resolve(address.target);
+    const instance = this.kernel.resolveInstance(address.target);
     return { instance, declaringClass: address.target, policies, args: args as unknown[] };
   }
 

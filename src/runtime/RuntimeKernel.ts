@@ -14,6 +14,9 @@ import type { RuntimeEvents } from './RuntimeEvents';
 import type { StepHooks } from './StepHooks';
 import type { StepInterceptor } from './StepInterceptor';
 
+/** Gives the instance a resumed run's workflow method is called on. */
+export type InstanceResolver = (Class: new (...args: any[]) => object) => object;
+
 /** Injection token under which a runtime registers its {@link RuntimeKernel}. */
 export const RUNTIME_KERNEL = Symbol.for('waymark:RuntimeKernel');
 
@@ -42,8 +45,10 @@ export interface RuntimeKernel {
   readonly sharesApplicationDataSource: boolean;
   /** When this runtime started: runs created earlier by others are recoverable. */
   readonly startedAt: number;
-  /** The container workflow classes are resolved from (a child of the user's). */
+  /** The container the runtime registers itself in. */
   readonly container: DependencyContainer;
+  /** Gives the instance of a workflow class to run (tsyringe by default; Nest's in `waymark/nest`). */
+  readonly resolveInstance: InstanceResolver;
   readonly interceptor: StepInterceptor;
   readonly launcher: RunLauncher;
   readonly waiter: OutcomeWaiter;

@@ -15,6 +15,12 @@ export interface RuntimeOptions {
   database: string | DataSourceOptions | DataSource;
   /** The tsyringe container workflow classes are resolved from; default the root container. */
   container?: DependencyContainer;
+  /**
+   * Gives the instance of a workflow class a run (started by `start()`, resumed by a worker)
+   * is executed on; default `container.resolve(Class)`. `waymark/nest` passes Nest's
+   * `ModuleRef`, so resumed runs get the providers Nest injects.
+   */
+  resolveInstance?: (Class: new (...args: any[]) => object) => object;
   /** Identity of this process in run ownership; default `host:pid:random`. */
   workerId?: string;
   /** How long a claim on a run lasts without renewal; default `'30s'`. */

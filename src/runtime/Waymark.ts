@@ -94,6 +94,7 @@ export async function createRuntime<R extends WaymarkRuntime = WaymarkRuntime>(
     sharesApplicationDataSource: options.database instanceof DataSource,
     startedAt: settings.clock.now(),
     container: userContainer,
+    resolveInstance: options.resolveInstance ?? ((Class) => userContainer.resolve(Class)),
   } as Partial<Mutable<RuntimeKernel>> as Mutable<RuntimeKernel>;
   scope.register(RUNTIME_KERNEL, { useValue: kernel });
   kernel.launcher = new RunLauncher(kernel);

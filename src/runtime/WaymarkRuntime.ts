@@ -90,7 +90,7 @@ export class WaymarkRuntime {
     options: StartOptions = {},
   ): Promise<RunHandle<ResultOf<C, K>>> {
     const policies = this.workflowPolicies(Class, method);
-    const instance = this.kernel.container.resolve(Class);
+    const instance = this.kernel.resolveInstance(Class) as C;
     const launch = await this.kernel.launcher.launch(
       { instance, declaringClass: Class, policies, args: args },
       { runId: options.runId, queue: options.queue },
