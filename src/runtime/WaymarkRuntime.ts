@@ -27,6 +27,11 @@ export interface StartOptions {
   queue?: boolean;
 }
 
+/** Operator actions: `queue: true` leaves the run `pending` for a worker instead of continuing it here. */
+export interface QueueOption {
+  queue?: boolean;
+}
+
 /** Method names of `C` that return promises: the candidates for a workflow. */
 export type AsyncMethodOf<C> = {
   [K in keyof C]: C[K] extends (...args: any[]) => Promise<unknown> ? K : never;
@@ -185,9 +190,9 @@ export class WaymarkRuntime {
    * await handle.result();
    * ```
    */
-  async retry<T = unknown>(runId: string): Promise<RunHandle<T>> {
-    const epoch = await this.kernel.control.retry(runId, this.claim());
-    this.executeInBackground(runId, epoch);
+  async retry<T = unknown>(runId: string, options: QueueOption = {}): Promise<RunHandle<T>> {
+    const epoch = await this.kernel.control.retry(runId, this.claim(options));
+    if (!options.queue) this.executeInBackground(runId, epoch);
     return new RunHandle<T>(runId, this.kernel);
   }
 
@@ -200,10 +205,14 @@ export class WaymarkRuntime {
    * await runtime.resolveStep('po-1234', { receiptId: 'R-889' }); // the ERP did accept it
    * ```
    */
-  async resolveStep<T = unknown>(runId: string, value: unknown): Promise<RunHandle<T>> {
+  async resolveStep<T = unknown>(
+    runId: string,
+    value: unknown,
+    options: QueueOption = {},
+  ): Promise<RunHandle<T>> {
     const output = this.kernel.codec.encode(value, 'value');
-    const epoch = await this.kernel.control.resolveStep(runId, output, this.claim());
-    this.executeInBackground(runId, epoch);
+    const epoch = await this.kernel.control.resolveStep(runId, output, this.claim(options));
+    if (!options.queue) this.executeInBackground(runId, epoch);
     return new RunHandle<T>(runId, this.kernel);
   }
 
@@ -221,7 +230,7 @@ export class WaymarkRuntime {
    */
   async fork<T = unknown>(
     runId: string,
-    options: { fromSeq: number; newRunId?: string },
+    options: { fromSeq: number; newRunId?: string } & QueueOption,
   ): Promise<RunHandle<T>> {
     const { fromSeq } = options;
     if (!Number.isInteger(fromSeq) || fromSeq < 0) {
@@ -235,8 +244,8 @@ export class WaymarkRuntime {
         'fork(): newRunId must be a non-empty string of at most 255 characters',
       );
     }
-    await this.kernel.control.fork(runId, newRunId, fromSeq, this.claim());
-    this.executeInBackground(newRunId, 1);
+    await this.kernel.control.fork(runId, newRunId, fromSeq, this.claim(options));
+    if (!options.queue) this.executeInBackground(newRunId, 1);
     return new RunHandle<T>(newRunId, this.kernel);
   }
 
@@ -255,8 +264,9 @@ export class WaymarkRuntime {
     this.kernel.events.emit('run.cancelled', { runId, reason });
   }
 
-  private claim(): Claim {
+  private claim(options: QueueOption = {}): Claim {
     const now = this.kernel.clock.now();
+    if (options.queue) return { owner: null, leaseUntil: null, now };
     return { owner: this.kernel.workerId, leaseUntil: now + this.kernel.leaseMs, now };
   }
 

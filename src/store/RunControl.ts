@@ -10,8 +10,9 @@ import { toAttemptRow, toRunRow, toStepRow, type RunRow } from './rows';
 
 /** Who takes a run over after an operator action, and until when. */
 export interface Claim {
-  owner: string;
-  leaseUntil: number;
+  /** This process's worker id; null to leave the run `pending` for any worker. */
+  owner: string | null;
+  leaseUntil: number | null;
   now: number;
 }
 
@@ -124,11 +125,12 @@ export class RunControl {
         await sql(
           'INSERT INTO waymark_runs (id, workflow, version, status, args, result, error, owner, epoch, ' +
             'lease_expires_at, wake_at, parent_run_id, created_at, updated_at, forked_from, forked_seq) ' +
-            "VALUES (?, ?, ?, 'running', ?, NULL, NULL, ?, 1, ?, NULL, NULL, ?, ?, ?, ?)",
+            'VALUES (?, ?, ?, ?, ?, NULL, NULL, ?, 1, ?, NULL, NULL, ?, ?, ?, ?)',
           [
             newRunId,
             source.workflow,
             source.version,
+            claim.owner ? 'running' : 'pending',
             source.args,
             claim.owner,
             claim.leaseUntil,
@@ -140,7 +142,7 @@ export class RunControl {
         );
       } catch (error) {
         if (isDuplicateKey(error))
-          throw new RunConflictError(newRunId, 'already; pick another id for the fork');
+          throw new RunConflictError(newRunId, '; pick another id for the fork');
         throw error;
       }
       await sql(
@@ -225,9 +227,16 @@ export class RunControl {
 
   private async takeOver(sql: Sql, run: RunRow, claim: Claim): Promise<number> {
     await sql(
-      "UPDATE waymark_runs SET status = 'running', owner = ?, epoch = epoch + 1, lease_expires_at = ?, " +
+      'UPDATE waymark_runs SET status = ?, owner = ?, epoch = epoch + 1, lease_expires_at = ?, ' +
         'wake_at = NULL, error = NULL, result = NULL, parked_seq = NULL, updated_at = ? WHERE id = ? AND epoch = ?',
-      [claim.owner, claim.leaseUntil, claim.now, run.id, run.epoch],
+      [
+        claim.owner ? 'running' : 'pending',
+        claim.owner,
+        claim.leaseUntil,
+        claim.now,
+        run.id,
+        run.epoch,
+      ],
     );
     return run.epoch + 1;
   }

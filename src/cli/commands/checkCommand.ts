@@ -1,0 +1,99 @@
+import type { Command } from 'commander';
+import { readClassPolicies, readDecoratedClasses, type AnyClass } from '../../decorators/metadata';
+import { validateClassPolicies } from '../../decorators/validateClassPolicies';
+import { formatDuration } from '../../policies/Duration';
+import type { CliContext } from '../CliContext';
+import { CliError, isCliError } from '../CliError';
+import { firstLine, messageOf } from '../describeFailure';
+import { describeExecution, describeIdempotency, describeRetry } from '../describePolicies';
+import { ExitCode } from '../ExitCode';
+import { formatTable } from '../formatTable';
+import { NONE } from '../formatTime';
+import { loadModule } from '../loadModule';
+import { plural } from '../plural';
+
+/**
+ * `waymark check <module...>`: loads the modules, finds every class with waymark decorators,
+ * validates every policy, and prints the workflows and steps it found. Every problem — a
+ * decorator that threw while the module loaded, a combination of policies that cannot work —
+ * is listed, and the exit code is 1.
+ *
+ * @example
+ * ```sh
+ * waymark check dist/workflows.js
+ * ```
+ */
+export function registerCheckCommand(program: Command, cli: CliContext): void {
+  program
+    .command('check')
+    .description('load workflow modules and validate every decorator policy')
+    .argument('<modules...>', 'modules declaring workflows (.js, or .ts with @swc-node/register)')
+    .action((modules: string[]) => {
+      const problems: string[] = [];
+      for (const module of modules) {
+        try {
+          loadModule(module);
+        } catch (error) {
+          const message = firstLine(messageOf(error));
+          problems.push(isCliError(error) ? message : `${module}: ${message}`);
+        }
+      }
+      const classes = readDecoratedClasses();
+      for (const Class of classes) {
+        try {
+          validateClassPolicies(Class);
+        } catch (error) {
+          problems.push(...splitProblems(messageOf(error)));
+        }
+      }
+      printPolicies(cli, classes);
+      if (classes.length === 0 && problems.length === 0) {
+        problems.push(`no @Workflow or @Step found in ${modules.join(', ')}`);
+      }
+      if (problems.length > 0) {
+        for (const problem of problems) cli.output.error(problem);
+        throw new CliError(`check found ${plural(problems.length, 'problem')}`, ExitCode.Failed);
+      }
+      cli.output.line(cli.output.paint.green('no problems found'));
+    });
+}
+
+function printPolicies(cli: CliContext, classes: readonly AnyClass[]): void {
+  const { output } = cli;
+  const methods = classes.flatMap((Class) => readClassPolicies(Class));
+  const workflows = methods.filter((m) => m.workflow);
+  const steps = methods.filter((m) => m.step);
+  const bold = output.paint.bold;
+  output.line(bold(plural(workflows.length, 'workflow')));
+  const workflowRows = workflows.map((m) => [
+    m.workflow!.name,
+    `${m.className}.${m.methodName}`,
+    m.workflow!.version ?? NONE,
+    m.workflow!.id ? 'from its arguments' : 'random UUID',
+  ]);
+  const workflowHeaders = ['WORKFLOW', 'METHOD', 'VERSION', 'RUN ID'];
+  if (workflows.length > 0) {
+    for (const line of formatTable(workflowHeaders, workflowRows)) output.line(line);
+  }
+  output.line();
+  output.line(bold(plural(steps.length, 'step')));
+  const stepRows = steps.map((m) => [
+    `${m.className}.${m.methodName}`,
+    m.step!.name,
+    m.step!.timeoutMs === undefined ? NONE : formatDuration(m.step!.timeoutMs),
+    describeRetry(m.retry),
+    describeIdempotency(m),
+    describeExecution(m),
+  ]);
+  const stepHeaders = ['METHOD', 'STEP', 'TIMEOUT', 'RETRY', 'IDEMPOTENCY KEY', 'EXECUTION'];
+  if (steps.length > 0) for (const line of formatTable(stepHeaders, stepRows)) output.line(line);
+  output.line();
+}
+
+/**
+ * `validateClassPolicies` reports a class's problems in one message, joined with '; '; each
+ * starts with the decorator it concerns ("@Retry on Class.method …"), so split there.
+ */
+function splitProblems(message: string): string[] {
+  return message.split(/; (?=@\w+ on )/);
+}

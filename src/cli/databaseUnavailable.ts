@@ -1,0 +1,23 @@
+import { redact } from '../store/DatabaseUrl';
+import { CliError } from './CliError';
+import { firstLine, messageOf } from './describeFailure';
+import { ExitCode } from './ExitCode';
+
+/**
+ * The one-line error for a database that cannot be reached, naming the URL without its
+ * password and what the driver said.
+ *
+ * @example
+ * ```ts
+ * databaseUnavailable('mysql://root:pw@db:3306/app', error);
+ * // database mysql://root:***@db:3306/app is unavailable: connect ECONNREFUSED 10.0.0.5:3306
+ * ```
+ */
+export function databaseUnavailable(url: string, error: unknown): CliError {
+  const cause = (error as { cause?: unknown }).cause ?? error;
+  return new CliError(
+    `database ${redact(url)} is unavailable: ${firstLine(messageOf(cause))}`,
+    ExitCode.Unavailable,
+    { cause: error },
+  );
+}

@@ -1,0 +1,74 @@
+import { hostname } from 'node:os';
+import { isStoreUnavailableError } from '../errors/StoreUnavailableError';
+import { Waymark } from '../runtime/Waymark';
+import type { WaymarkRuntime } from '../runtime/WaymarkRuntime';
+import { CliError } from './CliError';
+import { cliLogger } from './cliLogger';
+import { databaseUnavailable } from './databaseUnavailable';
+import { ExitCode } from './ExitCode';
+import { missingSqliteFile } from './missingSqliteFile';
+import type { Output } from './Output';
+import { assertMigrated } from './pendingMigrations';
+
+/** A database outage during one command is waited out this long, not the runtime's 30 s. */
+const STORE_RETRY = '5s';
+
+/** The CLI executes no run (`retry`, `resolve`, `fork` leave theirs `pending`): nothing to wait for. */
+const CLOSE_GRACE_MS = 0;
+
+/**
+ * Opens a runtime for a command that reads or acts on runs: no migrations applied (a
+ * database without current waymark tables is refused, exit code 3), no worker, identified
+ * as `waymark-cli@host:pid` in the runs it touches.
+ *
+ * @example
+ * ```ts
+ * const runtime = await openRuntime('sqlite:./waymark.db', output);
+ * try { console.log(await runtime.list()); } finally { await runtime.close({ grace: 0 }); }
+ * ```
+ */
+export async function openRuntime(url: string, output: Output): Promise<WaymarkRuntime> {
+  const missing = missingSqliteFile(url);
+  if (missing !== undefined) {
+    throw new CliError(
+      `database file ${missing} does not exist; create it with \`waymark migrate\``,
+      ExitCode.Unavailable,
+    );
+  }
+  let runtime: WaymarkRuntime;
+  try {
+    runtime = await Waymark.create({
+      database: url,
+      migrate: false,
+      workerId: `waymark-cli@${hostname()}:${process.pid}`,
+      storeRetryTimeout: STORE_RETRY,
+      logger: cliLogger(output),
+    });
+  } catch (error) {
+    throw isStoreUnavailableError(error) ? databaseUnavailable(url, error) : error;
+  }
+  try {
+    await assertMigrated(runtime.dataSource, url);
+  } catch (error) {
+    await runtime.close({ grace: 0 });
+    throw error;
+  }
+  return runtime;
+}
+
+/**
+ * Runs `work` with a runtime opened by {@link openRuntime}, then closes it once a run that
+ * `work` took over is back in the queue (the CLI never executes runs).
+ */
+export async function withRuntime<T>(
+  url: string,
+  output: Output,
+  work: (runtime: WaymarkRuntime) => Promise<T>,
+): Promise<T> {
+  const runtime = await openRuntime(url, output);
+  try {
+    return await work(runtime);
+  } finally {
+    await runtime.close({ grace: CLOSE_GRACE_MS });
+  }
+}
