@@ -248,7 +248,9 @@ describe('events and OpenTelemetry', () => {
       expect(runs[0].attributes['waymark.resumed']).toBe(true);
       expect(runs[0].links[0].context.traceId).toBe(runs[0].spanContext().traceId);
       // The first execution died mid-run: its spans were never ended, as in a killed process.
-      expect(exporter.getFinishedSpans().filter((s) => s.name === 'waymark.step fetch')).toEqual([]);
+      expect(exporter.getFinishedSpans().filter((s) => s.name === 'waymark.step fetch')).toEqual(
+        [],
+      );
     } finally {
       tracing.dispose();
       await runtime.close();
