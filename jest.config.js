@@ -18,6 +18,7 @@ module.exports = {
     '^waymark$': '<rootDir>/src/index.ts',
     '^waymark/testing$': '<rootDir>/src/testing/index.ts',
     '^waymark/otel$': '<rootDir>/src/otel/index.ts',
+    '^waymark/nest$': '<rootDir>/src/nest/index.ts',
   },
   setupFiles: ['reflect-metadata'],
   testTimeout: 60000,

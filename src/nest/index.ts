@@ -1,0 +1,3 @@
+export * from './WaymarkModule';
+export * from './WaymarkModuleOptions';
+export * from './nestInstanceResolver';
