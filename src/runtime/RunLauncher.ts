@@ -175,7 +175,9 @@ export class RunLauncher {
     ) {
       return waitForStoredOutcome(this.kernel, stored.id);
     }
-    return this.executeClaimed(stored.id, stored.epoch + 1, call);
+    // A run that already began elsewhere (killed, or lease expired) resumes, even if it
+    // recorded nothing yet; only a queued run that never ran starts.
+    return this.executeClaimed(stored.id, stored.epoch + 1, call, stored.status !== 'pending');
   }
 
   /** A claim retried through a lost connection finds its own first attempt committed. */
@@ -235,7 +237,12 @@ export class RunLauncher {
   }
 
   /** Loads the history of a run this process just claimed at `epoch`, and executes it. */
-  async executeClaimed(runId: string, epoch: number, call?: MethodCall): Promise<RunOutcome> {
+  async executeClaimed(
+    runId: string,
+    epoch: number,
+    call?: MethodCall,
+    begunBefore = false,
+  ): Promise<RunOutcome> {
     const { steps, attempts } = await this.kernel.store.loadHistory(runId);
     const byStep = new Map<number, AttemptRow[]>();
     for (const attempt of attempts) {
@@ -253,7 +260,7 @@ export class RunLauncher {
       byStep,
     );
     // A queued run a worker starts has no history yet: it starts, it does not resume.
-    return this.execute(run, resolved, steps.length > 0 || attempts.length > 0);
+    return this.execute(run, resolved, begunBefore || steps.length > 0 || attempts.length > 0);
   }
 
   /** Whether this process is executing any run. */
