@@ -19,6 +19,7 @@ module.exports = {
     '^waymark/testing$': '<rootDir>/src/testing/index.ts',
     '^waymark/otel$': '<rootDir>/src/otel/index.ts',
     '^waymark/nest$': '<rootDir>/src/nest/index.ts',
+    '^waymark/console$': '<rootDir>/src/console/index.ts',
   },
   setupFiles: ['reflect-metadata'],
   testTimeout: 60000,

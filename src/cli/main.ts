@@ -21,6 +21,7 @@ import { Command } from 'commander';
 import { DATABASE_URL_VARIABLE, type CliContext } from './CliContext';
 import { registerCancelCommand } from './commands/cancelCommand';
 import { registerCheckCommand } from './commands/checkCommand';
+import { registerConsoleCommand } from './commands/consoleCommand';
 import { registerForkCommand } from './commands/forkCommand';
 import { registerMigrateCommand } from './commands/migrateCommand';
 import { registerResolveCommand } from './commands/resolveCommand';
@@ -61,6 +62,7 @@ export function createProgram(cli: CliContext): Command {
     registerMigrateCommand,
     registerCheckCommand,
     registerWorkerCommand,
+    registerConsoleCommand,
   ]) {
     register(program, cli);
   }

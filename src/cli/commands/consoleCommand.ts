@@ -1,0 +1,101 @@
+import type { Command } from 'commander';
+import { startConsole, type RunningConsole } from '../../console/startConsole';
+import type { WaymarkRuntime } from '../../runtime/WaymarkRuntime';
+import { databaseUrlOf, type CliContext } from '../CliContext';
+import { CliError } from '../CliError';
+import { messageOf } from '../describeFailure';
+import { ExitCode } from '../ExitCode';
+import { openRuntime } from '../openRuntime';
+import { integerIn } from '../optionParsers';
+
+/** The environment variable holding the console token when `--token` is not given. */
+export const CONSOLE_TOKEN_VARIABLE = 'WAYMARK_CONSOLE_TOKEN';
+
+interface ConsoleCommandOptions {
+  port: number;
+  host: string;
+  token?: string;
+}
+
+/**
+ * `waymark console`: serves the web console (runs, step timelines, approvals) for the
+ * database until SIGTERM or SIGINT. It executes no run: it reads runs and sends signals and
+ * cancellations, which workers elsewhere act on. API calls need the token (`--token`,
+ * `WAYMARK_CONSOLE_TOKEN`, or a new one), printed in the URL to open.
+ *
+ * @example
+ * ```sh
+ * waymark console --db sqlite:./waymark.db --port 4100
+ * # waymark console: http://127.0.0.1:4100/#token=5f0c…
+ * ```
+ */
+export function registerConsoleCommand(program: Command, cli: CliContext): void {
+  program
+    .command('console')
+    .description('serve the web console: runs, step timelines, approvals')
+    .option('--port <n>', 'port to listen on (0: any free port)', integerIn(0, 65_535), 4100)
+    .option(
+      '--host <address>',
+      'address to listen on; the default reaches only this machine',
+      '127.0.0.1',
+    )
+    .option(
+      '--token <token>',
+      `token API calls need (default: $${CONSOLE_TOKEN_VARIABLE}, else a new one)`,
+    )
+    .action(async (options: ConsoleCommandOptions, command: Command) => {
+      const url = databaseUrlOf(command, cli.env);
+      const token = options.token ?? nonEmpty(cli.env[CONSOLE_TOKEN_VARIABLE]);
+      const runtime = await openRuntime(url, cli.output);
+      const stopped = stopSignal();
+      const served = await serve(runtime, { ...options, token });
+      if (!isLoopback(options.host)) {
+        cli.output.warn(
+          `listening on ${options.host}: anyone who reaches this port and has the token can signal and cancel runs`,
+        );
+      }
+      cli.output.line(`waymark console: ${served.url}#token=${served.token}`);
+      const signal = await stopped;
+      cli.output.line(`${signal}: stopping the console`);
+      await served.close();
+      await runtime.close({ grace: 0 });
+      cli.output.line('console stopped');
+    });
+}
+
+async function serve(
+  runtime: WaymarkRuntime,
+  options: ConsoleCommandOptions,
+): Promise<RunningConsole> {
+  try {
+    return await startConsole(runtime, options);
+  } catch (error) {
+    await runtime.close({ grace: 0 });
+    throw new CliError(
+      `cannot listen on ${options.host}:${options.port}: ${messageOf(error)}`,
+      ExitCode.Failed,
+      { cause: error },
+    );
+  }
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value;
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host.startsWith('127.');
+}
+
+/** The first SIGTERM or SIGINT; a second one finds no listener and ends the process at once. */
+function stopSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const stop = (signal: NodeJS.Signals): void => {
+      process.off('SIGTERM', stop);
+      process.off('SIGINT', stop);
+      resolve(signal);
+    };
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+  });
+}

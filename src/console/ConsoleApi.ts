@@ -1,0 +1,94 @@
+import type { RunHandle } from '../runtime/RunHandle';
+import type { WaymarkRuntime } from '../runtime/WaymarkRuntime';
+import type { RunSummary, StepRecord } from '../store/RunQueries';
+import { isTerminalStatus } from '../store/RunStatus';
+import { parseCancelRequest, parseListQuery, parseSignalRequest } from './consoleRequests';
+import { toJsonValue } from './toJsonValue';
+
+/** How long reading the stored outcome of an ended run may take before it is left out. */
+const OUTCOME_WAIT_MS = 1000;
+
+/** `GET /api/runs`: one page of runs, newest first. */
+export interface RunListResponse {
+  runs: RunSummary[];
+  nextCursor: string | null;
+  /** The server's clock, so the page draws open bars up to the same instant. */
+  now: Date;
+}
+
+/** How an ended run ended: its result, or the error it ended with (as JSON). */
+export type RunOutcomeJson = { result: unknown } | { error: unknown };
+
+/** `GET /api/runs/:id`: the run, its step history, and its outcome once it has ended. */
+export interface RunDetailResponse {
+  run: RunSummary;
+  steps: StepRecord[];
+  /** Null while the run has not ended. */
+  outcome: RunOutcomeJson | null;
+  now: Date;
+}
+
+/**
+ * What the console's JSON API does, over the public runtime API only: list runs, show one,
+ * send a signal, cancel. Request bodies are validated here; errors propagate for the
+ * handler to map to HTTP statuses.
+ *
+ * @example
+ * ```ts
+ * const api = new ConsoleApi(runtime);
+ * const { runs } = await api.list(new URLSearchParams('status=waiting'));
+ * ```
+ */
+export class ConsoleApi {
+  constructor(private readonly runtime: WaymarkRuntime) {}
+
+  /** Runs matching the query's `status`, `workflow`, `limit` and `cursor`. */
+  async list(query: URLSearchParams): Promise<RunListResponse> {
+    const page = await this.runtime.list(parseListQuery(query));
+    return { runs: page.runs, nextCursor: page.nextCursor ?? null, now: new Date() };
+  }
+
+  /** One run with its history; throws `RunNotFoundError` for an unknown id. */
+  async show(runId: string): Promise<RunDetailResponse> {
+    const handle = this.runtime.handle(runId);
+    const run = await handle.describe();
+    const steps = await handle.history();
+    const outcome = isTerminalStatus(run.status) ? await outcomeOf(handle) : null;
+    return { run, steps, outcome, now: new Date() };
+  }
+
+  /** Sends the signal in `body` (`{ name, payload? }`) to the run. */
+  async signal(runId: string, body: unknown): Promise<{ runId: string; signal: string }> {
+    const { name, payload } = parseSignalRequest(body);
+    await this.runtime.signal(runId, name, payload);
+    return { runId, signal: name };
+  }
+
+  /** Cancels the run, with the optional `reason` in `body`. */
+  async cancel(runId: string, body: unknown): Promise<{ runId: string; cancelled: true }> {
+    const { reason } = parseCancelRequest(body);
+    await this.runtime.cancel(runId, reason);
+    return { runId, cancelled: true };
+  }
+}
+
+/**
+ * The stored result or error of an ended run. `result()` answers at once for an ended run;
+ * the time limit only guards against a run put back to work (`retry`) in between.
+ */
+async function outcomeOf(handle: RunHandle): Promise<RunOutcomeJson | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const settled = handle.result().then(
+    (result): RunOutcomeJson => ({ result: toJsonValue(result) }),
+    (error: unknown): RunOutcomeJson => ({ error: toJsonValue(error) }),
+  );
+  const timeout = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), OUTCOME_WAIT_MS);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([settled, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

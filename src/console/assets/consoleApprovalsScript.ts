@@ -1,0 +1,108 @@
+/**
+ * `approvals.js`: the "Waiting for a signal" list, `window.WaymarkApprovals.render`. One
+ * item per run waiting for `signal:<name>`, kept across refreshes so a payload being typed
+ * survives them, with a JSON payload field and Approve / Reject buttons: Approve sends
+ * signal `<name>` with `{ ...payload, approved: true }`, Reject with `approved: false` (the
+ * button decides `approved`, whatever the field says). Plain browser JavaScript.
+ */
+export const CONSOLE_APPROVALS_SCRIPT = String.raw`'use strict';
+(function () {
+  var dom = window.WaymarkDom;
+  var items = new Map();
+
+  function payloadFrom(textarea) {
+    var text = textarea.value.trim();
+    if (text === '') return {};
+    var value = JSON.parse(text);
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      throw new Error('the payload must be a JSON object, e.g. {"by": "dana"}');
+    }
+    return value;
+  }
+
+  function say(parts, text, isError) {
+    parts.message.className = isError ? 'message error' : 'message';
+    parts.message.textContent = text;
+  }
+
+  async function answer(run, approved, parts, send) {
+    var payload;
+    try {
+      payload = Object.assign({}, payloadFrom(parts.textarea), { approved: approved });
+    } catch (error) {
+      say(parts, 'not sent: ' + error.message, true);
+      return;
+    }
+    parts.approve.disabled = parts.reject.disabled = true;
+    try {
+      await send(run, run.waitingFor.slice('signal:'.length), payload);
+      say(parts, approved ? 'approved' : 'rejected', false);
+    } catch (error) {
+      parts.approve.disabled = parts.reject.disabled = false;
+      say(parts, 'not sent: ' + error.message, true);
+    }
+  }
+
+  function itemFor(run) {
+    var parts = {
+      textarea: dom.element('textarea', {}),
+      approve: dom.element('button', { className: 'approve', text: 'Approve' }),
+      reject: dom.element('button', { className: 'reject', text: 'Reject' }),
+      message: dom.element('span', { className: 'message' }),
+      signal: dom.element('code', {}),
+      until: dom.element('span', { className: 'muted' }),
+    };
+    parts.textarea.placeholder = 'payload, JSON object (optional): {"by": "dana"}';
+    parts.textarea.setAttribute('aria-label', 'signal payload for ' + run.runId);
+    parts.approve.type = parts.reject.type = 'button';
+    var item = dom.element('li', { data: { runId: run.runId } }, [
+      dom.element('div', { className: 'who' }, [
+        dom.element('strong', { className: 'mono', text: run.runId }),
+        dom.element('span', { className: 'muted', text: run.workflow }),
+        parts.signal,
+        parts.until,
+      ]),
+      parts.textarea,
+      dom.element('div', { className: 'actions' }, [parts.approve, parts.reject, parts.message]),
+    ]);
+    item.parts = parts;
+    return item;
+  }
+
+  /**
+   * Shows the runs of page.runs that wait for a signal in list (empty: the note shows);
+   * send(run, name, payload) sends one and returns a promise.
+   */
+  function render(list, emptyNote, runs, send) {
+    var waiting = runs.filter(function (run) {
+      return run.status === 'waiting' && (run.waitingFor || '').indexOf('signal:') === 0;
+    });
+    var shown = waiting.map(function (run) {
+      var item = items.get(run.runId) || itemFor(run);
+      items.set(run.runId, item);
+      item.parts.signal.textContent = run.waitingFor;
+      item.parts.until.textContent = run.wakeAt ? 'until ' + dom.formatTime(run.wakeAt) : '';
+      item.parts.approve.onclick = function () {
+        void answer(run, true, item.parts, send);
+      };
+      item.parts.reject.onclick = function () {
+        void answer(run, false, item.parts, send);
+      };
+      return item;
+    });
+    var kept = new Set(waiting.map(function (run) { return run.runId; }));
+    Array.from(items.keys()).forEach(function (runId) {
+      if (!kept.has(runId)) items.delete(runId);
+    });
+    var current = Array.from(list.children);
+    var unchanged = current.length === shown.length && current.every(function (node, i) {
+      return node === shown[i];
+    });
+    // Re-inserting the same nodes would take the focus out of a payload being typed.
+    if (!unchanged) list.replaceChildren.apply(list, shown);
+    emptyNote.hidden = shown.length > 0;
+  }
+
+  window.WaymarkApprovals = { render: render };
+})();
+`;

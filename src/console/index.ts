@@ -1,0 +1,11 @@
+export { generateToken } from './bearerToken';
+export {
+  createConsoleHandler,
+  type ConsoleHandler,
+  type ConsoleHandlerOptions,
+} from './createConsoleHandler';
+export type { RunDetailResponse, RunListResponse, RunOutcomeJson } from './ConsoleApi';
+export type { CancelRequest, SignalRequest } from './consoleRequests';
+export { CONTENT_SECURITY_POLICY } from './httpResponses';
+export { DEFAULT_MAX_BODY_BYTES } from './readJsonBody';
+export { startConsole, type RunningConsole, type StartConsoleOptions } from './startConsole';

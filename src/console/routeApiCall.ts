@@ -1,0 +1,51 @@
+import type { IncomingMessage } from 'node:http';
+import { allowMethod } from './allowMethod';
+import type { ConsoleApi } from './ConsoleApi';
+import { ConsoleHttpError } from './ConsoleHttpError';
+import { readJsonBody } from './readJsonBody';
+
+/**
+ * Dispatches an authorized API call to the {@link ConsoleApi} and returns the status and
+ * JSON body to answer with. `path` is the part after `/api`:
+ * `GET /runs`, `GET /runs/:id`, `POST /runs/:id/signal`, `POST /runs/:id/cancel`.
+ *
+ * @example
+ * ```ts
+ * const [status, body] = await routeApiCall(api, req, '/runs/po-1', 65536);
+ * ```
+ */
+export async function routeApiCall(
+  api: ConsoleApi,
+  req: IncomingMessage,
+  path: string,
+  maxBodyBytes: number,
+): Promise<[number, unknown]> {
+  const [, collection, encodedId, action, ...rest] = path.split('/');
+  if (collection !== 'runs' || rest.length > 0) throw noSuchApi();
+  if (encodedId === undefined || encodedId === '') {
+    if (action !== undefined) throw noSuchApi();
+    allowMethod(req, 'GET');
+    return [200, await api.list(new URL(req.url ?? '/', 'http://console').searchParams)];
+  }
+  const runId = decodeSegment(encodedId);
+  if (action === undefined) {
+    allowMethod(req, 'GET');
+    return [200, await api.show(runId)];
+  }
+  if (action !== 'signal' && action !== 'cancel') throw noSuchApi();
+  allowMethod(req, 'POST');
+  const body = await readJsonBody(req, maxBodyBytes);
+  return [200, action === 'signal' ? await api.signal(runId, body) : await api.cancel(runId, body)];
+}
+
+function noSuchApi(): ConsoleHttpError {
+  return new ConsoleHttpError(404, 'no such API');
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new ConsoleHttpError(400, `malformed run id "${segment}"`);
+  }
+}

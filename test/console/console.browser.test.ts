@@ -1,0 +1,212 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import type { WaymarkRuntime } from 'waymark';
+import { startConsole, type RunningConsole } from '../../src/console';
+import { ConsoleShop, MARKUP_ERROR, SCRIPT_PAYLOAD } from './fixtures/ConsoleShop';
+import { openRuntime, seedRuns, waitForStatus, type SeededRuns } from './support/seedRuns';
+
+/** Debian's Chromium; `.ci/run` installs the `chromium` package when it is missing. */
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+/**
+ * The README's picture of a timeline. Written when missing or with
+ * `WAYMARK_UPDATE_SCREENSHOT=1`; otherwise the screenshot goes to the scratch profile, so a
+ * test run does not change a tracked file.
+ */
+const README_SCREENSHOT = resolve(__dirname, '../../docs/console-timeline.png');
+
+let runtime: WaymarkRuntime;
+let served: RunningConsole;
+let runs: SeededRuns;
+let profile: string;
+let browser: BrowserContext;
+let page: Page;
+const problems: string[] = [];
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`no Chromium at ${CHROMIUM}: apt-get install -y chromium (.ci/run does)`);
+  }
+  runtime = await openRuntime();
+  runs = await seedRuns(runtime, 'b1');
+  runtime.startWorker({ pollInterval: '50ms' });
+  served = await startConsole(runtime, { port: 0 });
+  profile = mkdtempSync(join(tmpdir(), 'waymark-chromium-'));
+  // A persistent context is how Playwright takes a --user-data-dir of our choosing.
+  browser = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_ARGS,
+    viewport: { width: 1440, height: 900 },
+  });
+  page = browser.pages()[0] ?? (await browser.newPage());
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
+  });
+  await page.goto(`${served.url}#token=${served.token}`);
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await served?.close();
+  await runtime?.close({ grace: 0 });
+  if (profile) rmSync(profile, { recursive: true, force: true });
+});
+
+const row = (runId: string): string => `#runs-body tr[data-run-id="${runId}"]`;
+
+/**
+ * Polls `read` until `ok` holds. Playwright's string predicates are evaluated with `eval`,
+ * which the console's CSP refuses, so the waiting is done from here.
+ */
+async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean): Promise<T> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const value = await read();
+    if (ok(value)) return value;
+    if (Date.now() > deadline) throw new Error(`gave up waiting; last: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** The ids of the listed runs once the list shows exactly `count` of them. */
+function listedRuns(count: number): Promise<string[]> {
+  return until(
+    () => attributes(page.locator('#runs-body tr'), 'data-run-id'),
+    (ids) => ids.length === count,
+  );
+}
+
+/** `name` of each element `locator` matches. */
+async function attributes(locator: Locator, name: string): Promise<string[]> {
+  const elements = await locator.all();
+  return Promise.all(elements.map(async (element) => (await element.getAttribute(name)) ?? ''));
+}
+
+/** Clicks a run and waits for its timeline; returns each bar's step and status. */
+async function openTimeline(runId: string): Promise<Array<{ step: string; status: string }>> {
+  await page.click(row(runId));
+  await page.locator(`#timeline svg[aria-label="step timeline of run ${runId}"]`).waitFor();
+  const steps = await attributes(page.locator('#timeline g.step'), 'data-step');
+  const statuses = await attributes(page.locator('#timeline g.step rect.bar'), 'data-status');
+  return steps.map((step, i) => ({ step, status: statuses[i] }));
+}
+
+describe('the web console in Chromium', () => {
+  it('takes the token from the URL fragment, hides it, and lists every run', async () => {
+    expect((await listedRuns(4)).sort()).toEqual(Object.values(runs).sort());
+    expect(page.url()).not.toContain('token');
+    expect(await page.evaluate("sessionStorage.getItem('waymark-console-token')")).toBe(
+      served.token,
+    );
+    expect(await page.isHidden('#token-panel')).toBe(true);
+  });
+
+  it('filters runs by status', async () => {
+    await page.click('#filters button[data-status="failed"]');
+    expect(await listedRuns(1)).toEqual([runs.failed]);
+    await page.click('#filters button[data-status="completed"]');
+    expect((await listedRuns(2)).sort()).toEqual([runs.completed, runs.markup].sort());
+    expect(
+      await page.getAttribute('#filters button[data-status="completed"]', 'aria-pressed'),
+    ).toBe('true');
+    await page.click('#filters button[data-status="all"]');
+    await listedRuns(4);
+  });
+
+  it('draws a run as bars coloured by status, with attempts and waits shaded', async () => {
+    expect(await openTimeline(runs.failed)).toEqual([
+      { step: 'draft', status: 'completed' },
+      { step: 'submitCharge', status: 'failed' },
+    ]);
+    expect(await page.textContent('#timeline g[data-step="submitCharge"] text.attempts')).toBe(
+      '×3',
+    );
+    expect(await page.locator('#timeline rect.bar.status-failed').count()).toBe(1);
+
+    expect(await openTimeline(runs.waiting)).toEqual([
+      { step: 'draft', status: 'completed' },
+      { step: 'signal:approval', status: 'started' },
+    ]);
+    expect(await page.$('#timeline g[data-step="signal:approval"] rect.hatch')).not.toBeNull();
+    expect(await page.textContent('#timeline g[data-step="signal:approval"] text.note')).toMatch(
+      /^waiting for approval until \d{4}-/,
+    );
+
+    expect(await openTimeline(runs.completed)).toEqual([
+      { step: 'search', status: 'completed' },
+      { step: 'sleep', status: 'completed' },
+      { step: 'summarize', status: 'completed' },
+    ]);
+    expect(await page.textContent('#timeline g[data-step="search"] text.attempts')).toBe('×3');
+    expect(await page.$('#timeline g[data-step="sleep"] rect.hatch')).not.toBeNull();
+    expect(await page.$('#timeline g[data-step="summarize"] rect.hatch')).toBeNull();
+    const update = !existsSync(README_SCREENSHOT) || process.env.WAYMARK_UPDATE_SCREENSHOT === '1';
+    const path = update ? README_SCREENSHOT : join(profile, 'console-timeline.png');
+    mkdirSync(dirname(path), { recursive: true });
+    const png = await page.locator('#detail').screenshot({ path });
+    expect(png.length).toBeGreaterThan(10_000);
+  });
+
+  it('approves a waiting run from the page, and lists it completed once the worker ran it', async () => {
+    const item = `#waiting-list li[data-run-id="${runs.waiting}"]`;
+    await page.fill(`${item} textarea`, '{"by": "dana", "approved": false}');
+    await page.click(`${item} button.approve`);
+    await page.waitForSelector(`${row(runs.waiting)}[data-status="completed"]`, {
+      timeout: 15_000,
+    });
+    await expect(runtime.handle(runs.waiting).result()).resolves.toBe('approved by dana');
+    await page.waitForSelector(item, { state: 'detached' });
+    expect(await page.isVisible('#waiting-empty')).toBe(true);
+  });
+
+  it('shows stored markup as text and never runs it', async () => {
+    await openTimeline(runs.markup);
+    await page.waitForSelector('#outcome:not([hidden])');
+    expect(JSON.parse((await page.textContent('#outcome'))!)).toBe(SCRIPT_PAYLOAD);
+    await openTimeline(runs.failed);
+    await page
+      .locator('#outcome-title')
+      .filter({ hasText: /^Error$/ })
+      .waitFor();
+    expect(await page.textContent('#steps-body tr[data-seq="1"] td.error')).toContain(MARKUP_ERROR);
+    expect(await page.textContent('#outcome')).toContain(MARKUP_ERROR.replaceAll('"', '\\"'));
+    expect(await page.evaluate('typeof window.__pwned')).toBe('undefined');
+    expect(await page.locator('img').count()).toBe(0);
+    expect(await attributes(page.locator('script'), 'src')).toEqual([
+      'dom.js',
+      'timeline.js',
+      'approvals.js',
+      'app.js',
+    ]);
+  });
+
+  it('cancels a run from its detail, after a second click', async () => {
+    const doomed = await runtime.start(ConsoleShop, 'approve', ['b2']);
+    await waitForStatus(runtime, doomed.runId, 'waiting');
+    await page.locator(row(doomed.runId)).waitFor();
+    await openTimeline(doomed.runId);
+    await page.click('#cancel-run');
+    expect(await runtime.handle(doomed.runId).status()).toBe('waiting');
+    await page.click('#cancel-run');
+    await page.waitForSelector(`${row(doomed.runId)}[data-status="cancelled"]`);
+    expect(await page.isHidden('#cancel-run')).toBe(true);
+  });
+
+  it('ran without a script error or a CSP violation', async () => {
+    await waitForStatus(runtime, runs.waiting, 'completed');
+    expect(problems).toEqual([]);
+  });
+});

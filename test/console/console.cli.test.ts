@@ -1,0 +1,105 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Waymark } from 'waymark';
+import { ConsoleShop, SCRIPT_PAYLOAD } from './fixtures/ConsoleShop';
+
+const REPO = resolve(__dirname, '../..');
+const URL_LINE = /waymark console: (http:\/\/127\.0\.0\.1:\d+\/)#token=(\S+)/;
+
+let scratch: string;
+let database: string;
+
+beforeAll(async () => {
+  scratch = mkdtempSync(join(tmpdir(), 'waymark-console-cli-'));
+  database = `sqlite:${join(scratch, 'waymark.db')}`;
+  const runtime = await Waymark.create({ database });
+  try {
+    await runtime.run(ConsoleShop, 'echo', ['cli']);
+  } finally {
+    await runtime.close();
+  }
+});
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** `waymark console …args` from source, in a child process. */
+function startCli(args: readonly string[], env: Record<string, string> = {}) {
+  const environment: NodeJS.ProcessEnv = { ...process.env, ...env };
+  if (!('WAYMARK_CONSOLE_TOKEN' in env)) delete environment.WAYMARK_CONSOLE_TOKEN;
+  const child = spawn(
+    process.execPath,
+    ['-r', '@swc-node/register', 'src/cli/main.ts', 'console', '--db', database, ...args],
+    { cwd: REPO, env: environment, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const output = { stdout: '', stderr: '' };
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output.stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output.stderr += chunk));
+  const watchdog = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  const exited = new Promise<number | null>((done) =>
+    child.once('close', (code) => {
+      clearTimeout(watchdog);
+      done(code);
+    }),
+  );
+  return { child, output, exited };
+}
+
+async function waitForLine(output: { stdout: string; stderr: string }): Promise<RegExpExecArray> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const match = URL_LINE.exec(output.stdout);
+    if (match) return match;
+    if (Date.now() > deadline) throw new Error(`no console URL in ${JSON.stringify(output)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('waymark console', () => {
+  it('prints the URL with a new token, serves the runs, and stops on SIGTERM', async () => {
+    const cli = startCli(['--port', '0']);
+    try {
+      const [, url, token] = await waitForLine(cli.output);
+      expect(token).toMatch(/^[0-9a-f]{64}$/);
+      const list = await fetch(`${url}api/runs`, { headers: { authorization: `Bearer ${token}` } });
+      expect(list.status).toBe(200);
+      expect(((await list.json()) as { runs: unknown[] }).runs).toMatchObject([
+        { runId: 'echo-cli', status: 'completed' },
+      ]);
+      const shown = await fetch(`${url}api/runs/echo-cli`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(((await shown.json()) as { outcome: unknown }).outcome).toEqual({
+        result: SCRIPT_PAYLOAD,
+      });
+      expect((await fetch(`${url}api/runs`)).status).toBe(401);
+    } finally {
+      cli.child.kill('SIGTERM');
+    }
+    expect(await cli.exited).toBe(0);
+    expect(cli.output.stdout).toContain('console stopped');
+    expect(cli.output.stderr).toBe('');
+  });
+
+  it('takes the token from WAYMARK_CONSOLE_TOKEN, and fails (exit 1) on a port in use', async () => {
+    const taken: Server = createServer();
+    await new Promise<void>((done) => taken.listen(0, '127.0.0.1', done));
+    try {
+      const port = (taken.address() as AddressInfo).port;
+      const cli = startCli(['--port', String(port)], { WAYMARK_CONSOLE_TOKEN: 'from-env' });
+      expect(await cli.exited).toBe(1);
+      expect(cli.output.stderr).toContain(`cannot listen on 127.0.0.1:${port}: listen EADDRINUSE`);
+      const served = startCli(['--port', '0'], { WAYMARK_CONSOLE_TOKEN: 'from-env' });
+      try {
+        expect((await waitForLine(served.output))[2]).toBe('from-env');
+      } finally {
+        served.child.kill('SIGTERM');
+      }
+      expect(await served.exited).toBe(0);
+    } finally {
+      await new Promise((done) => taken.close(done));
+    }
+  });
+});
