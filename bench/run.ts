@@ -1,116 +1,586 @@
 /**
- * Per-step checkpoint overhead of waymark against the floor of one plain INSERT per step
- * and a plain in-process baseline, measured in the same run (the machine is shared and
- * noisy: only ratios from one interleaved run mean much).
+ * waymark beside a floor of one plain INSERT per step, DBOS Transact and LangGraph, on the
+ * same workload in one process, interleaved round by round (issue 7, SPEC §10):
  *
- *   npm run bench               # N = 1000, 5 rounds, SQLite file + MariaDB + PostgreSQL
- *   npm run bench -- --quick    # N = 200, 3 rounds
+ *   npm run bench               # full: N = 100 and 1,000 (5 rounds), 10,000-step growth,
+ *                               #   resume, stored bytes, 1/2/4 workers, memory (≈ 10 min)
+ *   npm run bench -- --quick    # the same table in under 3 minutes: 3 rounds, LangGraph
+ *                               #   at N = 100 only, no 10,000-step figures, 1 and 2 workers
+ *   npm run bench -- --only=steps,resume   # sections: steps growth resume bytes scaling memory audit
+ *
+ * The peers (bench/package.json) are installed on first use. Prints one markdown table.
  */
 import 'reflect-metadata';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { execSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { container, injectable } from 'tsyringe';
-import { Step, Waymark, Workflow } from 'waymark';
-import { floors, type Floor } from './floors';
+import Database from 'better-sqlite3';
+import { Waymark } from 'waymark';
+import { Sequence } from './fixtures/Sequence';
+import { floors } from './floors';
+import {
+  installCounters,
+  since,
+  snapshot,
+  startTexts,
+  stopTexts,
+  total,
+  type StatementCounts,
+} from './lib/counter';
+import * as databases from './lib/databases';
+import { BENCH_DIR, ensurePeersInstalled, typecheckBench, versionOf } from './lib/install';
+import { median, ratio, withRange } from './lib/stats';
+import { baseline, type System } from './lib/workload';
 import { measureMemory } from './memory';
+import { crashAndResume } from './resume';
+import { measureScaling } from './scaling';
+import * as storage from './storage';
+import { stepInsertSystems } from './systems/stepInsert';
+import * as waymark from './systems/waymark';
+
+// The peers are installed on first use, before anything loads them.
+ensurePeersInstalled();
+typecheckBench();
+/* eslint-disable @typescript-eslint/no-require-imports */
+const { DbosSystem } = require('./systems/dbos') as typeof import('./systems/dbos');
+const langgraph = require('./systems/langgraph') as typeof import('./systems/langgraph');
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 const quick = process.argv.includes('--quick');
-const N = quick ? 200 : 1000;
+const onlyArg = process.argv.find((a) => a.startsWith('--only='));
+const SECTIONS = ['steps', 'growth', 'resume', 'bytes', 'scaling', 'memory', 'audit'] as const;
+type Section = (typeof SECTIONS)[number];
+const sections = new Set<Section>(
+  onlyArg
+    ? (onlyArg.slice('--only='.length).split(',') as Section[])
+    : SECTIONS.filter((s) => !(quick && s === 'growth')),
+);
+const NS = [100, 1000];
 const ROUNDS = quick ? 3 : 5;
+/** LangGraph's checkpoints grow with N²: in --quick it runs at N = 100 only. */
+const LANGGRAPH_MAX_N = quick ? 100 : 1000;
+const command = `npm run bench --${quick ? ' --quick' : ''}${onlyArg ? ` ${onlyArg}` : ''}`;
 
-@injectable()
-class Sequence {
-  @Workflow({ name: 'bench.sequence', id: (runId: string) => runId })
-  async run(_runId: string, steps: number): Promise<number> {
-    let last = 0;
-    for (let i = 0; i < steps; i++) last = (await this.step(i)).i;
-    return last;
-  }
+// DBOS (through pg) warns that its clients queue queries; it is not ours to fix.
+process.noDeprecation = true;
 
-  @Step()
-  async step(i: number): Promise<{ i: number; text: string }> {
-    return { i, text: 'x'.repeat(100) };
-  }
+/** One line of the printed table. */
+interface Line {
+  figure: string;
+  database: string;
+  system: string;
+  result: string;
+  statements: string;
+  ratio: string;
+  /** The command that measures this row alone. */
+  command: string;
 }
-
-async function baseline(steps: number): Promise<number> {
-  const plain = async (i: number) => ({ i, text: 'x'.repeat(100) });
-  const start = performance.now();
-  for (let i = 0; i < steps; i++) await plain(i);
-  return performance.now() - start;
-}
-
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const us = (ms: number): string => `${(ms * 1000).toFixed(0)}`;
-
-interface Row {
-  backend: string;
-  waymark: number[];
-  floor: number[];
-  base: number[];
-}
-
-async function measure(floor: Floor): Promise<Row> {
-  const runtime = await Waymark.create({
-    database: floor.url,
-    logger: { debug() {}, info() {}, warn() {}, error() {} },
+const lines: Line[] = [];
+let currentSection = '';
+const sectionCommand = (only: string): string =>
+  `npm run bench --${quick ? ' --quick' : ''} --only=${only}`;
+const line = (l: Partial<Line> & { figure: string }): void => {
+  lines.push({
+    database: '',
+    system: '',
+    result: '',
+    statements: '',
+    ratio: '',
+    command: sectionCommand(currentSection),
+    ...l,
   });
-  const agent = container.resolve(Sequence);
-  await floor.open();
-  const row: Row = { backend: floor.name, waymark: [], floor: [], base: [] };
+};
+/** Target verdicts, printed under the table. */
+const verdicts: string[] = [];
+const verdict = (met: boolean | undefined, text: string): void => {
+  verdicts.push(`- ${met === undefined ? 'not measured' : met ? 'MET' : 'MISSED'}: ${text}`);
+};
+
+const us = (ms: number, steps: number): number => (ms * 1000) / steps;
+const perStep = (c: StatementCounts, steps: number): string => {
+  const f = (x: number): string => (x / steps).toFixed(2).replace(/\.00$/, '');
+  return `${f(total(c))} (${f(c.read)} r, ${f(c.write)} w, ${f(c.tx)} tx${c.other ? `, ${f(c.other)} other` : ''})`;
+};
+const diff = (a: StatementCounts, b: StatementCounts): StatementCounts => ({
+  read: a.read - b.read,
+  write: a.write - b.write,
+  tx: a.tx - b.tx,
+  other: a.other - b.other,
+});
+
+interface Measured {
+  system: System;
+  /** ms per run, by N. */
+  times: Map<number, number[]>;
+  /** Statements of the last run at each N. */
+  counts: Map<number, StatementCounts>;
+  /** Id of the last run at each N. */
+  ids: Map<number, string>;
+}
+
+function header(servers: { mariadb: string; postgres: string }, sqlite: string): string[] {
+  let commit = 'unknown';
   try {
-    await agent.run(`warmup-${Date.now()}`, 50);
-    await floor.insertMany(50);
+    commit = execSync('git rev-parse --short HEAD', { cwd: BENCH_DIR }).toString().trim();
+    const dirty = execSync('git status --porcelain -- ../src', { cwd: BENCH_DIR }).toString();
+    if (dirty.trim()) commit += ' + uncommitted changes in src/';
+  } catch {
+    /* not a git checkout */
+  }
+  const root = JSON.parse(readFileSync(join(BENCH_DIR, '..', 'package.json'), 'utf8')) as {
+    version: string;
+  };
+  const cpu = cpus();
+  const packages = [
+    'typeorm',
+    'better-sqlite3',
+    'mysql2',
+    'pg',
+    'tsyringe',
+    '@dbos-inc/dbos-sdk',
+    '@langchain/langgraph',
+    '@langchain/langgraph-checkpoint',
+    '@langchain/langgraph-checkpoint-sqlite',
+    '@langchain/langgraph-checkpoint-postgres',
+    '@langchain/core',
+  ];
+  return [
+    `# waymark benchmark (${quick ? 'quick' : 'full'}): \`${command}\``,
+    '',
+    `- date: ${new Date().toISOString()}`,
+    `- machine: ${cpu[0]?.model ?? 'unknown CPU'}, ${cpu.length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Linux ${release()}; load average at start ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+    `- node ${process.version}; waymark ${root.version} (src/ at ${commit}); ` +
+      packages.map((p) => `${p} ${versionOf(p)}`).join(', '),
+    `- servers: MariaDB ${servers.mariadb}, PostgreSQL ${servers.postgres}, SQLite ${sqlite} (better-sqlite3)`,
+    `- workload: N sequential steps each returning { i, text: 'x'.repeat(100) }; overhead = (durable time − the same N plain async calls) / N; ` +
+      `median (min–max) of ${ROUNDS} rounds after a warm-up, systems interleaved round by round in rotating order`,
+    '',
+  ];
+}
+
+async function perStepSection(dir: string, dbos: InstanceType<typeof DbosSystem>): Promise<void> {
+  const wm = waymark.waymarkSystems(dir);
+  const sqliteSaver = langgraph.sqliteSaver(join(dir, 'langgraph.db'));
+  const postgresSaver = langgraph.postgresSaver();
+  const lg = versionOf('@langchain/langgraph');
+  const peers: System[] = [
+    dbos,
+    new langgraph.LangGraphSystem(lg, 'SqliteSaver', sqliteSaver, 'sync', true),
+    new langgraph.LangGraphSystem(lg, 'SqliteSaver', sqliteSaver, 'async', false),
+    new langgraph.LangGraphSystem(lg, 'PostgresSaver', postgresSaver, 'sync', true),
+    new langgraph.LangGraphSystem(lg, 'PostgresSaver', postgresSaver, 'async', false),
+    new langgraph.LangGraphFunctionalSystem(lg, 'SqliteSaver', sqliteSaver),
+    new langgraph.LangGraphFunctionalSystem(lg, 'PostgresSaver', postgresSaver),
+  ];
+  const systems: System[] = [
+    ...wm,
+    ...floors(dir),
+    ...stepInsertSystems(waymark.waymarkDatabases(join(dir, 'statement'))),
+    ...peers,
+  ];
+  const maxN = (s: System): number =>
+    s.label.startsWith('LangGraph') ? LANGGRAPH_MAX_N : Number.POSITIVE_INFINITY;
+  const measured: Measured[] = systems.map((system) => ({
+    system,
+    times: new Map(),
+    counts: new Map(),
+    ids: new Map(),
+  }));
+  const base = new Map<number, number[]>(NS.map((n) => [n, []]));
+  for (const s of systems) await s.open();
+  try {
+    for (const s of systems) await s.run(50); // warm-up: JIT, statement caches, pools
     for (let round = 0; round < ROUNDS; round++) {
-      row.base.push(await baseline(N));
-      let start = performance.now();
-      await floor.insertMany(N);
-      row.floor.push(performance.now() - start);
-      start = performance.now();
-      await agent.run(`bench-${Date.now()}-${round}`, N);
-      row.waymark.push(performance.now() - start);
+      const order = measured.map((_, i) => measured[(i + round * 3) % measured.length]);
+      for (const n of NS) {
+        base.get(n)!.push(await baseline(n));
+        for (const m of order) {
+          if (n > maxN(m.system)) continue;
+          const before = snapshot();
+          const start = performance.now();
+          const id = await m.system.run(n);
+          const elapsed = performance.now() - start;
+          m.counts.set(n, since(before, m.system.channel));
+          m.ids.set(n, id);
+          m.times.set(n, [...(m.times.get(n) ?? []), elapsed]);
+        }
+      }
+      console.error(`  per-step: round ${round + 1}/${ROUNDS} done`);
+    }
+    // Stored bytes on PostgreSQL, from the last measured run of each system there.
+    for (const m of measured) {
+      const n = Math.max(...m.ids.keys());
+      const bytes = await m.system.storedBytes?.(m.ids.get(n)!);
+      if (bytes !== undefined) storedPg.push({ system: m.system, n, bytes });
     }
   } finally {
-    await floor.close();
-    await runtime.close();
+    for (const s of systems) await s.close();
   }
-  return row;
+
+  const overhead = (m: Measured, n: number): number[] => {
+    const b = median(base.get(n)!);
+    return (m.times.get(n) ?? []).map((t) => us(m.system.kind === 'floor' ? t : t - b, n));
+  };
+  const med = (m: Measured | undefined, n: number): number =>
+    m && m.times.has(n) ? median(overhead(m, n)) : Number.NaN;
+  const find = (label: string, db: string): Measured | undefined =>
+    measured.find((m) => m.system.label === label && m.system.db === db);
+  const top = Math.max(...NS);
+  for (const m of measured) {
+    const { system } = m;
+    const ns = NS.filter((n) => m.times.has(n));
+    const last = ns[ns.length - 1];
+    // Per completed step: the difference between the two N, so a run's own create/finish
+    // statements do not count; over one N when only one was measured.
+    const counts =
+      ns.length > 1 ? diff(m.counts.get(last)!, m.counts.get(ns[0])!) : m.counts.get(last)!;
+    const perN = ns.length > 1 ? last - ns[0] : last;
+    let r = '';
+    if (system.kind === 'waymark') {
+      const floor = find('one-INSERT floor', system.db);
+      r = `${ratio(med(m, top), med(floor, top))} floor`;
+      floorRatios.push({ db: system.db, ratio: med(m, top) / med(floor, top) });
+      writesPerStep.push({
+        db: system.db,
+        writes: counts.write / perN,
+        total: total(counts) / perN,
+      });
+    } else if (system.kind === 'floor' && system.label !== 'one-INSERT floor') {
+      r = `${ratio(med(m, top), med(find('one-INSERT floor', system.db), top))} floor`;
+    } else if (system.kind !== 'floor') {
+      // A peer against waymark on the same database and durability, at the largest N both ran.
+      r = `${ratio(med(m, last), med(find('waymark', system.db), last))} waymark`;
+    }
+    line({
+      figure: 'per-step overhead, µs (N = 100 · N = 1,000)',
+      database: system.db,
+      system:
+        system.kind === 'not durable per step'
+          ? `${system.label} (NOT durable per step)`
+          : system.label,
+      result: NS.map((n) => (m.times.has(n) ? withRange(overhead(m, n)) : 'not run')).join(' · '),
+      statements: perStep(counts, perN),
+      ratio: r,
+    });
+  }
+  // The peers that make each step durable before the next, against waymark on the same database.
+  for (const m of measured) {
+    const { label, db } = m.system;
+    const isPeer = m.system === dbos || (label.includes('StateGraph') && label.includes("'sync'"));
+    if (!isPeer) continue;
+    const n = Math.max(...m.times.keys());
+    const r = med(m, n) / med(find('waymark', db), n);
+    verdict(r >= 4, `waymark at least 4× below ${label} on ${db}: ${r.toFixed(2)}× at N = ${n}`);
+  }
+}
+
+const floorRatios: Array<{ db: string; ratio: number }> = [];
+const writesPerStep: Array<{ db: string; writes: number; total: number }> = [];
+const storedPg: Array<{ system: System; n: number; bytes: number }> = [];
+
+async function growthSection(dir: string): Promise<void> {
+  const rounds = quick ? 1 : ROUNDS;
+  const growthDir = join(dir, 'growth');
+  mkdirSync(growthDir, { recursive: true });
+  const systems: System[] = [...waymark.waymarkSystems(growthDir), ...floors(growthDir)];
+  const sizes = [1000, 10_000];
+  const times = new Map<System, Map<number, number[]>>(systems.map((s) => [s, new Map()]));
+  for (const s of systems) await s.open();
+  try {
+    for (const s of systems) await s.run(50);
+    for (let round = 0; round < rounds; round++) {
+      const order = systems.map((_, i) => systems[(i + round) % systems.length]);
+      for (const n of sizes) {
+        const b = await baseline(n);
+        for (const s of order) {
+          const start = performance.now();
+          await s.run(n);
+          const elapsed = performance.now() - start;
+          const byN = times.get(s)!;
+          byN.set(n, [...(byN.get(n) ?? []), us(s.kind === 'floor' ? elapsed : elapsed - b, n)]);
+        }
+      }
+      console.error(`  growth: round ${round + 1}/${rounds} done`);
+    }
+  } finally {
+    for (const s of systems) await s.close();
+  }
+  for (const s of systems) {
+    const byN = times.get(s)!;
+    const g = median(byN.get(10_000)!) / median(byN.get(1000)!);
+    line({
+      figure: 'cost growth: per-step overhead, µs (N = 1,000 · N = 10,000)',
+      database: s.db,
+      system: s.label,
+      result: `${withRange(byN.get(1000)!)} · ${withRange(byN.get(10_000)!)}`,
+      ratio: `${g.toFixed(2)}× (10,000 / 1,000)`,
+    });
+    if (s.kind === 'waymark') verdict(g <= 1.2, `cost growth ≤ 1.2× on ${s.db}: ${g.toFixed(2)}×`);
+  }
+}
+
+async function resumeSection(dir: string): Promise<void> {
+  const dbs = waymark.waymarkDatabases(dir);
+  const indexes = quick ? [0, 3] : [0, 1, 2, 3];
+  for (const index of indexes) {
+    const r = await crashAndResume(`waymark:${index}`, dir, 1000, 900);
+    line({
+      figure: 'resume: 1,000 steps, SIGKILL in step 901, new process resumes',
+      database: dbs[index].db,
+      system: 'waymark',
+      result: `${r.ms.toFixed(0)} ms to resume and finish (open ${r.openMs.toFixed(0)} ms); ${r.executedCount} step bodies ran (from #${r.firstExecuted}); completed steps re-run: ${r.reRun}`,
+      statements: `${r.historyQueries} history query; ${r.reads} reads, ${r.writes} writes`,
+    });
+    verdict(r.reRun === 0, `no completed step re-ran on ${dbs[index].db}: ${r.reRun} re-ran`);
+  }
+  for (const kind of quick
+    ? ['langgraph-functional']
+    : ['langgraph-functional', 'langgraph-graph']) {
+    const r = await crashAndResume(kind as 'langgraph-functional', dir, 1000, 900);
+    line({
+      figure: 'resume: 1,000 steps, SIGKILL in step 901, new process resumes',
+      database: waymark.POSTGRES_DB,
+      system: `LangGraph ${kind === 'langgraph-functional' ? "functional API, durability 'sync'" : "StateGraph, durability 'sync'"} + PostgresSaver`,
+      result: `${r.ms.toFixed(0)} ms to resume and finish; ${r.foundState ? 'resumed from its checkpoint' : 'NOTHING saved: started over'}; ${r.executedCount} step bodies ran (from #${r.firstExecuted}); completed steps re-run: ${r.reRun}`,
+      statements: `${r.historyQueries} checkpoint reads; ${r.reads} reads, ${r.writes} writes`,
+    });
+  }
+  // A long history: 10,000 completed steps, killed in the 10,001st.
+  const long = quick ? [0] : [0, 2, 3];
+  const steps = quick ? 2_000 : 10_000;
+  for (const index of long) {
+    const r = await crashAndResume(`waymark:${index}`, dir, steps + 1, steps);
+    line({
+      figure: `resume: ${steps.toLocaleString('en')}-step history (SIGKILL in step ${(steps + 1).toLocaleString('en')})`,
+      database: dbs[index].db,
+      system: 'waymark',
+      result: `${r.ms.toFixed(0)} ms to load, replay and finish; completed steps re-run: ${r.reRun}`,
+      statements: `${r.historyQueries} history query; ${r.reads} reads, ${r.writes} writes`,
+    });
+    verdict(
+      r.historyQueries === 1,
+      `${steps.toLocaleString('en')}-step history loaded in one query on ${dbs[index].db}: ${r.historyQueries}`,
+    );
+  }
+}
+
+async function bytesSection(dir: string): Promise<void> {
+  for (const n of [100, 1000]) {
+    const w = await storage.waymarkSqliteBytes(dir, n);
+    const l = await storage.langgraphSqliteBytes(dir, n);
+    line({
+      figure: `stored bytes per step, one run of N = ${n.toLocaleString('en')} (growth of a fresh SQLite file, VACUUMed)`,
+      database: 'SQLite file',
+      system: `waymark · LangGraph StateGraph + SqliteSaver`,
+      result: `${(w / n).toFixed(0)} B · ${(l / n).toFixed(0)} B (${(l / 1e6).toFixed(1)} MB for the run)`,
+      ratio: `${ratio(l, w)} waymark`,
+    });
+    bytesPerStep.push({ n, waymark: w / n });
+  }
+  const ours = storedPg.find((s) => s.system.kind === 'waymark');
+  for (const s of storedPg) {
+    if (s.system.label.includes('default durability')) continue; // the same rows as 'sync'
+    line({
+      figure: `stored bytes per step, one run of N = ${s.n.toLocaleString('en')} (pg_column_size of its rows, after TOAST compression)`,
+      database: s.system.db,
+      system: s.system.label,
+      result: `${(s.bytes / s.n).toFixed(0)} B (${(s.bytes / 1e6).toFixed(2)} MB for the run)`,
+      command: sectionCommand('steps,bytes'),
+      ratio: ours && s !== ours ? `${ratio(s.bytes / s.n, ours.bytes / ours.n)} waymark` : '',
+    });
+  }
+  const [a, b] = bytesPerStep;
+  if (a && b)
+    verdict(
+      b.waymark <= a.waymark * 1.2,
+      `stored bytes per step constant (SQLite file): ${a.waymark.toFixed(0)} B at N = 100, ${b.waymark.toFixed(0)} B at N = 1,000`,
+    );
+}
+const bytesPerStep: Array<{ n: number; waymark: number }> = [];
+const loads: string[] = [];
+
+/** Where the CPU went while the workers drained the queue (median over rounds). */
+function cpuNote(r: import('./scaling').ScalingResult, runs: number): string {
+  const workers = median(r.cpu.map((c) => c.workersMs)) / runs;
+  const servers = r.cpu.map((c) => c.serverMs).filter((x): x is number => x !== undefined);
+  const server = servers.length ? median(servers) / runs : undefined;
+  const busy = median(r.cpu.map((c) => (c.workersMs + (c.serverMs ?? 0)) / c.wallMs));
+  return (
+    `CPU per run: workers ${workers.toFixed(1)} ms` +
+    (server === undefined ? '' : `, MariaDB ${server.toFixed(1)} ms`) +
+    `; ${busy.toFixed(2)} of ${cpus().length} cores busy; ` +
+    `statements per run ${perStep(r.statements, runs * r.rate.length)}`
+  );
+}
+
+async function scalingSection(): Promise<void> {
+  const runs = quick ? 300 : 1000;
+  const results = await measureScaling({
+    workerCounts: quick ? [1, 2] : [1, 2, 4],
+    runs,
+    rounds: quick ? 1 : 3,
+  });
+  const one = median(results[0].rate);
+  for (const r of results) {
+    line({
+      figure: `worker scaling: ${runs.toLocaleString('en')} queued runs of 10 steps, concurrency 16 per process`,
+      database: waymark.MARIADB_DB,
+      system: `waymark, ${r.workers} worker process${r.workers > 1 ? 'es' : ''}`,
+      result: `${withRange(r.rate)} runs/s; ${r.executed.toLocaleString('en')} step bodies, ${r.duplicates} duplicated`,
+      statements: cpuNote(r, runs),
+      ratio: `${(median(r.rate) / one).toFixed(2)}× 1 worker`,
+    });
+    verdict(
+      r.duplicates === 0,
+      `no step executed twice with ${r.workers} workers: ${r.duplicates}`,
+    );
+  }
+  const four = results.find((r) => r.workers === 4);
+  verdict(
+    four ? median(four.rate) / one >= 2.5 : undefined,
+    four
+      ? `4 workers ≥ 2.5× one on MariaDB: ${(median(four.rate) / one).toFixed(2)}×`
+      : '4 workers ≥ 2.5× one on MariaDB (skipped in --quick)',
+  );
+}
+
+async function memorySection(): Promise<void> {
+  const m = await measureMemory(quick);
+  line({
+    figure: `memory: worker RSS idle · with ${m.runs.toLocaleString('en')} runs waiting for a signal`,
+    database: 'SQLite file',
+    system: 'waymark worker',
+    result: `${m.idleMb.toFixed(1)} MB · ${m.loadedMb.toFixed(1)} MB (+${(m.loadedMb - m.idleMb).toFixed(1)} MB)`,
+  });
+  verdict(
+    m.loadedMb - m.idleMb <= 10,
+    `worker RSS with ${m.runs.toLocaleString('en')} waiting runs within 10 MB of idle: +${(m.loadedMb - m.idleMb).toFixed(1)} MB`,
+  );
+}
+
+/** Counts waymark's statements through its TypeORM logger too, and compares with the driver count. */
+async function auditSection(dir: string): Promise<void> {
+  const steps = 100;
+  for (const { db, database } of waymark.waymarkDatabases(join(dir, 'audit-'))) {
+    let logged = 0;
+    const runtime = await Waymark.create({
+      database: waymark.withQueryLogger(database, () => logged++),
+      logger: waymark.quiet,
+    });
+    try {
+      await runtime.run(Sequence, 'run', [`audit-warm-${Date.now()}`, 1]);
+      logged = 0;
+      const before = snapshot();
+      startTexts();
+      await runtime.run(Sequence, 'run', [`audit-${Date.now()}`, steps]);
+      const counted = since(before);
+      const texts = [...stopTexts().entries()].sort((a, b) => b[1] - a[1]);
+      line({
+        figure: `statements of one ${steps}-step run: TypeORM logger · driver`,
+        database: db,
+        system: 'waymark',
+        result: `${logged} · ${total(counted)}`,
+        statements: texts.map(([sql, n]) => `${n}× ${sql.slice(0, 48)}…`).join('; '),
+      });
+    } finally {
+      await runtime.close();
+    }
+  }
 }
 
 async function main(): Promise<void> {
+  installCounters();
+  const started = performance.now();
   const dir = mkdtempSync(join(tmpdir(), 'waymark-bench-'));
-  const rows: Row[] = [];
+  const servers = await databases.serverVersions();
+  const probe = new Database(':memory:');
+  const sqlite = String(probe.prepare('SELECT sqlite_version() AS v').pluck().get());
+  probe.close();
+  const head = header(servers, sqlite);
+  console.error(head.join('\n'));
+  await databases.recreateMariaDb();
+  await databases.recreatePostgres(databases.POSTGRES.database);
+  const dbos = new DbosSystem(versionOf('@dbos-inc/dbos-sdk'));
   try {
-    for (const floor of floors(dir)) {
+    const run = async (section: Section, body: () => Promise<void>): Promise<void> => {
+      if (!sections.has(section)) return;
+      const t = performance.now();
+      currentSection = section;
+      console.error(`${section}…`);
       try {
-        rows.push(await measure(floor));
+        await body();
       } catch (error) {
-        console.error(`${floor.name}: skipped (${(error as Error).message})`);
+        console.error(error);
+        line({ figure: `${section}: FAILED`, result: (error as Error).message });
       }
-    }
+      const took = `${((performance.now() - t) / 1000).toFixed(0)} s`;
+      console.error(`${section}: ${took}`);
+      loads.push(`${section} ${took}, load ${loadavg()[0].toFixed(1)}`);
+    };
+    await run('steps', () => perStepSection(dir, dbos));
+    await run('growth', () => growthSection(dir));
+    await run('resume', () => resumeSection(dir));
+    await run('bytes', () => bytesSection(dir));
+    await run('audit', () => auditSection(dir));
+    await run('scaling', () => scalingSection());
+    await run('memory', () => memorySection());
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  console.log(`\nPer-step cost, N = ${N} sequential steps, median of ${ROUNDS} rounds (µs/step)\n`);
-  console.log(
-    'backend            waymark   one-INSERT floor   plain call   waymark overhead / floor',
-  );
-  for (const row of rows) {
-    const base = median(row.base) / N;
-    const w = median(row.waymark) / N - base;
-    const f = median(row.floor) / N;
-    console.log(
-      `${row.backend.padEnd(18)} ${us(w).padStart(7)}   ${us(f).padStart(16)}   ${us(base).padStart(10)}   ${(w / f).toFixed(2).padStart(24)}×`,
+  for (const f of floorRatios)
+    verdict(
+      f.ratio <= 1.3,
+      `waymark within 1.3× of the one-INSERT floor on ${f.db}: ${f.ratio.toFixed(2)}×`,
     );
-  }
-  const memory = await measureMemory(quick);
-  console.log(
-    `\nWorker resident memory (SQLite file): idle after ${memory.runs} completed runs ${memory.idleMb.toFixed(1)} MB; ` +
-      `with ${memory.runs} runs waiting for a signal ${memory.loadedMb.toFixed(1)} MB ` +
-      `(${(memory.loadedMb - memory.idleMb).toFixed(1)} MB more)`,
-  );
+  for (const w of writesPerStep)
+    verdict(
+      Math.abs(w.writes - 1) < 0.01,
+      `one SQL write per completed step on ${w.db}: ${w.writes.toFixed(2)} writes (${w.total.toFixed(2)} statements in all)`,
+    );
+
+  const cols: Array<keyof Line> = [
+    'figure',
+    'database',
+    'system',
+    'result',
+    'statements',
+    'ratio',
+    'command',
+  ];
+  const titles = [
+    'figure',
+    'database (durability)',
+    'system',
+    'result',
+    'SQL statements (per completed step, or as stated)',
+    'ratio',
+    'command',
+  ];
+  const out = [
+    ...head,
+    `| ${titles.join(' | ')} |`,
+    `| ${titles.map(() => '---').join(' | ')} |`,
+    ...lines.map((l) => `| ${cols.map((c) => l[c].replace(/\|/g, '\\|')).join(' | ')} |`),
+    '',
+    'Targets (issue 7):',
+    ...verdicts,
+    '',
+    `Sections (1-minute load average at each one's end; 2 cores, the bench itself keeps about 2 busy): ${loads.join('; ')}.`,
+    `Load average at the end: ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}; took ${((performance.now() - started) / 1000).toFixed(0)} s.`,
+  ];
+  console.log(out.join('\n'));
 }
 
-void main();
+void main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
