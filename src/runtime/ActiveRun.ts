@@ -23,6 +23,8 @@ export class ActiveRun {
   readonly cancellation = new AbortController();
   private seq = 0;
   private writes: Promise<void> = Promise.resolve();
+  /** Tracked writes not yet settled; flush() costs nothing (no await) when there are none. */
+  private pendingWrites = 0;
   private writeFailure: { error: unknown } | undefined;
   private haltReason: RunHalt | undefined;
 
@@ -46,9 +48,13 @@ export class ActiveRun {
 
   /** Adds a background write that must succeed before any later effect or the run's end. */
   track(write: Promise<unknown>): void {
+    this.pendingWrites++;
     const settled = write.then(
-      () => undefined,
+      () => {
+        this.pendingWrites--;
+      },
       (error: unknown) => {
+        this.pendingWrites--;
         this.writeFailure ??= { error };
       },
     );
@@ -59,6 +65,11 @@ export class ActiveRun {
   async flush(): Promise<void> {
     await this.writes;
     if (this.writeFailure) throw this.writeFailure.error;
+  }
+
+  /** Whether flush() has anything to wait for or report (the hot path skips it otherwise). */
+  needsFlush(): boolean {
+    return this.pendingWrites > 0 || this.writeFailure !== undefined;
   }
 
   get halted(): RunHalt | undefined {

@@ -142,7 +142,7 @@ export class StepInterceptor {
     const { run } = scope;
     const step = call.policies.step!;
     run.assertRunnable();
-    await this.handOver(run);
+    if (this.kernel.lifecycle.isClosing) await this.handOver(run);
     validateClassPolicies(call.declaringClass);
     const recorded = run.history.get(seq);
     if (recorded?.status === 'started')
@@ -158,7 +158,7 @@ export class StepInterceptor {
       target: qualifiedName(call.policies),
     };
     hooks.beforeStep?.(point);
-    await run.flush();
+    if (run.needsFlush()) await run.flush();
     const startedAt = clock.now();
     const { key, global } = idempotencyKeyFor(run.runId, seq, call);
     if (global) {

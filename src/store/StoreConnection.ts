@@ -6,6 +6,12 @@ import { dialectOf, isDuplicateKey, type DialectName } from './Dialect';
 import { directQuery, type DirectQuery } from './DirectDriver';
 import { isTransientStoreError } from './transientStoreError';
 
+/** Orders statements on SQLite's one connection: `holders` transactions hold or await it. */
+interface SqliteGate {
+  value: Promise<void>;
+  holders: number;
+}
+
 /** How long one operation keeps retrying through a database outage. */
 export interface RetrySettings {
   readonly timeoutMs: number;
@@ -29,7 +35,7 @@ export class StoreConnection {
     private readonly lifecycle: Lifecycle,
     private readonly retry: RetrySettings,
     private readonly bound?: QueryRunner,
-    private readonly gate: { value: Promise<void> } = { value: Promise.resolve() },
+    private readonly gate: SqliteGate = { value: Promise.resolve(), holders: 0 },
   ) {
     this.dialect = dialectOf(dataSource);
     this.direct = bound ? undefined : directQuery(dataSource);
@@ -41,11 +47,16 @@ export class StoreConnection {
     if (this.bound) return this.query(this.bound, sql, params);
     const direct = this.direct;
     if (direct) {
+      const statement = async (): Promise<QueryResult> => {
+        const { records, affected } = await direct(sql, params);
+        return { raw: records, records, affected };
+      };
+      // better-sqlite3 runs a statement synchronously: with no transaction open or waiting
+      // on the connection, it cannot interleave with one, so it need not queue at the gate.
       return this.retrying(operation, () =>
-        this.serialized(async () => {
-          const { records, affected } = await direct(sql, params);
-          return { raw: records, records, affected };
-        }),
+        this.dialect === 'sqlite' && this.gate.holders === 0
+          ? statement()
+          : this.serialized(statement),
       );
     }
     return this.retrying(operation, () =>
@@ -162,10 +173,12 @@ export class StoreConnection {
     const previous = this.gate.value;
     let release!: () => void;
     this.gate.value = new Promise<void>((resolve) => (release = resolve));
-    await previous;
+    this.gate.holders++;
     try {
+      await previous;
       return await work();
     } finally {
+      this.gate.holders--;
       release();
     }
   }
