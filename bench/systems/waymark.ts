@@ -24,12 +24,7 @@ export function waymarkDatabases(
     { db: SQLITE_NORMAL, database: `sqlite:${normal}`, channel: channelOf('sqlite', normal) },
     {
       db: SQLITE_FULL,
-      database: {
-        type: 'better-sqlite3',
-        database: full,
-        enableWAL: true,
-        prepareDatabase: (db: { pragma(sql: string): unknown }) => db.pragma('synchronous = FULL'),
-      } as DataSourceOptions,
+      database: `sqlite:${full}?synchronous=full`,
       channel: channelOf('sqlite', full),
     },
     { db: MARIADB_DB, database: MARIADB_URL, channel: channelOf('mysql', MARIADB.database) },

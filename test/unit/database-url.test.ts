@@ -1,4 +1,7 @@
-import { ConfigurationError, dataSourceOptionsFromUrl } from 'waymark';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigurationError, Waymark, dataSourceOptionsFromUrl } from 'waymark';
 
 describe('database URLs', () => {
   it.each([
@@ -43,6 +46,8 @@ describe('database URLs', () => {
   it.each([
     ['', /database URL is empty/],
     ['sqlite:', /names no file/],
+    ['sqlite:./waymark.db?synchronous=off', /synchronous=off; expected normal or full/],
+    ['sqlite:./waymark.db?journal=wal', /unknown parameter "journal"/],
     ['redis://localhost:6379/0', /unsupported scheme "redis:"/],
     ['mysql://root:hunter2@', /malformed|must name a host and a database/],
     ['mysql://root:hunter2@db.internal:3306', /must name a host and a database/],
@@ -61,5 +66,33 @@ describe('database URLs', () => {
     } catch (error) {
       expect((error as Error).message).not.toContain('hunter2');
     }
+  });
+
+  describe('SQLite durability', () => {
+    let dir: string;
+    beforeAll(() => (dir = mkdtempSync(join(tmpdir(), 'waymark-url-'))));
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+    // PRAGMA synchronous: 1 is NORMAL, 2 is FULL.
+    it.each([
+      ['', 1],
+      ['?synchronous=normal', 1],
+      ['?synchronous=full', 2],
+      ['?synchronous=FULL', 2],
+    ])('sqlite:<file>%s opens the file in WAL mode with synchronous=%i', async (query, level) => {
+      const runtime = await Waymark.create({
+        database: `sqlite:${join(dir, `durability-${level}-${query.length}.db`)}${query}`,
+      });
+      try {
+        const [sync] =
+          await runtime.dataSource.query<Array<{ synchronous: number }>>('PRAGMA synchronous');
+        const [journal] =
+          await runtime.dataSource.query<Array<{ journal_mode: string }>>('PRAGMA journal_mode');
+        expect(sync.synchronous).toBe(level);
+        expect(journal.journal_mode).toBe('wal');
+      } finally {
+        await runtime.close();
+      }
+    });
   });
 });
