@@ -1,6 +1,11 @@
 import { join } from 'node:path';
 import type { DataSourceOptions } from 'typeorm';
-import { Waymark, type RuntimeOptions, type WaymarkRuntime } from 'waymark';
+import {
+  Waymark,
+  dataSourceOptionsFromUrl,
+  type RuntimeOptions,
+  type WaymarkRuntime,
+} from 'waymark';
 import { Sequence } from '../fixtures/Sequence';
 import { channelOf } from '../lib/counter';
 import { MARIADB, MARIADB_URL, POSTGRES, POSTGRES_URL } from '../lib/databases';
@@ -45,27 +50,7 @@ export function withQueryLogger(
     logMigration() {},
     log() {},
   };
-  const base: DataSourceOptions =
-    typeof database === 'string'
-      ? database.startsWith('sqlite:')
-        ? { type: 'better-sqlite3', database: database.slice('sqlite:'.length) }
-        : database.startsWith('mysql:')
-          ? {
-              type: 'mysql',
-              host: MARIADB.host,
-              port: MARIADB.port,
-              username: MARIADB.user,
-              database: MARIADB.database,
-              charset: 'utf8mb4_general_ci',
-            }
-          : {
-              type: 'postgres',
-              host: POSTGRES.host,
-              port: POSTGRES.port,
-              username: POSTGRES.user,
-              database: POSTGRES.database,
-            }
-      : database;
+  const base = typeof database === 'string' ? dataSourceOptionsFromUrl(database) : database;
   return { ...base, logging: ['query'], logger };
 }
 
