@@ -73,13 +73,14 @@ export async function createRuntime<R extends WaymarkRuntime = WaymarkRuntime>(
   const scope = userContainer.createChildContainer();
   const codec = new Codec({ maxValueBytes: settings.maxValueBytes });
   guardPostgresPool(opened.dataSource, settings.logger);
-  const store = new RunStore(
-    new StoreConnection(opened.dataSource, lifecycle, { timeoutMs: settings.storeRetryMs }),
-  );
+  const connection = new StoreConnection(opened.dataSource, lifecycle, {
+    timeoutMs: settings.storeRetryMs,
+  });
+  const store = new RunStore(connection);
   const kernel = {
     store,
     queries: new RunQueries(store, codec),
-    control: new RunControl(opened.dataSource, lifecycle),
+    control: new RunControl(connection, lifecycle),
     queue: new WorkQueue(store),
     codec,
     clock: settings.clock,

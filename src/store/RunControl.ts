@@ -1,4 +1,4 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { InvalidRunStateError } from '../errors/InvalidRunStateError';
 import { RunConflictError } from '../errors/RunConflictError';
 import { isDuplicateKey } from './Dialect';
@@ -6,6 +6,7 @@ import { RunNotFoundError } from '../errors/RunNotFoundError';
 import type { Lifecycle } from '../runtime/Lifecycle';
 import { dialectOf, type DialectName } from './Dialect';
 import { numbered } from './statements';
+import type { StoreConnection } from './StoreConnection';
 import { toAttemptRow, toRunRow, toStepRow, type RunRow } from './rows';
 
 /** Who takes a run over after an operator action, and until when. */
@@ -28,10 +29,10 @@ export class RunControl {
   private readonly dialect: DialectName;
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly connection: StoreConnection,
     private readonly lifecycle: Lifecycle,
   ) {
-    this.dialect = dialectOf(dataSource);
+    this.dialect = dialectOf(connection.dataSource);
   }
 
   /**
@@ -250,9 +251,15 @@ export class RunControl {
     return toRunRow(raw);
   }
 
+  /**
+   * Through the store's connection: on SQLite that is `BEGIN IMMEDIATE` (TypeORM's deferred
+   * `BEGIN` fails at once with "database is locked" when another process, e.g. a second CLI
+   * command, writes between this transaction's read and its write), queued behind the
+   * process's other statements.
+   */
   private async transaction<T>(operation: string, work: (sql: Sql) => Promise<T>): Promise<T> {
     this.lifecycle.assertOpen(operation);
-    return this.dataSource.transaction((manager: EntityManager) =>
+    return this.connection.transaction(operation, (_tx, manager: EntityManager) =>
       work((text, params) => manager.query(numbered(text, this.dialect === 'postgres'), params)),
     );
   }

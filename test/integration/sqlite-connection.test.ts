@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { container as rootContainer, inject, injectable } from 'tsyringe';
 import { DataSource } from 'typeorm';
 import {
@@ -117,4 +119,30 @@ describe('one SQLite connection shared by a transaction and other runs', () => {
       expect(saved.map((s) => s.status)).toEqual([fail ? 'failed' : 'completed']);
     },
   );
+
+  it("an operator action waits for another process's write lock instead of failing with 'database is locked'", async () => {
+    runtime.container.registerInstance(GATE, new Gate());
+    const queued = await runtime.start(Orders, 'count', [`cancel-${Date.now()}`, 3], {
+      queue: true,
+    });
+    // Another process takes the write lock, writes, and commits 300 ms later. A transaction
+    // that read first and writes second (TypeORM's deferred BEGIN) could not write after that.
+    const holder = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const db = new (require('better-sqlite3'))(${JSON.stringify(db.url.slice('sqlite:'.length))});
+         db.exec('BEGIN IMMEDIATE');
+         db.exec('CREATE TABLE IF NOT EXISTS lock_holder (x INTEGER)');
+         db.exec('INSERT INTO lock_holder VALUES (1)');
+         process.stdout.write('locked\\n');
+         setTimeout(() => { db.exec('COMMIT'); db.close(); }, 300);`,
+      ],
+      { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    await once(holder.stdout, 'data');
+    await runtime.cancel(queued.runId, 'the operator changed their mind');
+    expect(await once(holder, 'exit')).toEqual([0, null]);
+    await expect(runtime.handle(queued.runId).status()).resolves.toBe('cancelled');
+  });
 });
