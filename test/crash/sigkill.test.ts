@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Waymark } from 'waymark';
 import { createTestDatabase, type Backend, type TestDatabase } from '../support/databases';
+import { mulberry32 } from '../support/SeededRandom';
 import type { LedgerEntry, LedgerResult } from './fixtures/LedgerWorkflow';
 import { WorkerProcess } from './support/WorkerProcess';
 
@@ -247,16 +248,4 @@ function completedSteps(worker: WorkerProcess): string[] {
 
 function pidsOf(ledger: LedgerEntry[], step: string): number[] {
   return ledger.filter((e) => e.step === step).map((e) => e.pid);
-}
-
-/** A small seeded PRNG, so a failing kill schedule can be replayed from its seed. */
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }

@@ -8,6 +8,7 @@ import {
   type ResolvedRetryPolicy,
   type RetryOptions,
 } from 'waymark';
+import { mulberry32 } from '../support/SeededRandom';
 
 const WHERE = '@Retry on Quotes.fetch';
 const NOW = Date.UTC(2026, 0, 1);
@@ -30,18 +31,6 @@ const policy = (options: RetryOptions = {}): ResolvedRetryPolicy =>
 
 /** A `random` that always returns `value`. */
 const fixed = (value: number) => () => value;
-
-/** mulberry32: a tiny seeded PRNG returning numbers in [0, 1). */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The delays decided after attempts 1..n-1 of a step that keeps failing with `error`. */
 function delays(resolved: ResolvedRetryPolicy, error: unknown, random: () => number): number[] {
@@ -209,8 +198,8 @@ describe('decideRetry', () => {
 
   it('a seeded random gives the same jittered delays every time, each within its ceiling', () => {
     const resolved = policy({ maxAttempts: 8, backoff: { initial: '100ms', max: '5s' } });
-    const first = delays(resolved, new HttpError(503), seeded(7));
-    expect(delays(resolved, new HttpError(503), seeded(7))).toEqual(first);
+    const first = delays(resolved, new HttpError(503), mulberry32(7));
+    expect(delays(resolved, new HttpError(503), mulberry32(7))).toEqual(first);
     expect(first).toHaveLength(7);
     first.forEach((delay, index) => {
       expect(delay).toBeGreaterThanOrEqual(0);

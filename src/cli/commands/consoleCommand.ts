@@ -7,6 +7,7 @@ import { messageOf } from '../describeFailure';
 import { ExitCode } from '../ExitCode';
 import { openRuntime } from '../openRuntime';
 import { integerIn } from '../optionParsers';
+import { stopSignal } from '../stopSignal';
 
 /** The environment variable holding the console token when `--token` is not given. */
 export const CONSOLE_TOKEN_VARIABLE = 'WAYMARK_CONSOLE_TOKEN';
@@ -85,17 +86,4 @@ function nonEmpty(value: string | undefined): string | undefined {
 
 function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || host.startsWith('127.');
-}
-
-/** The first SIGTERM or SIGINT; a second one finds no listener and ends the process at once. */
-function stopSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const stop = (signal: NodeJS.Signals): void => {
-      process.off('SIGTERM', stop);
-      process.off('SIGINT', stop);
-      resolve(signal);
-    };
-    process.once('SIGTERM', stop);
-    process.once('SIGINT', stop);
-  });
 }

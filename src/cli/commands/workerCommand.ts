@@ -16,6 +16,7 @@ import { ExitCode } from '../ExitCode';
 import { loadModule } from '../loadModule';
 import { duration, integerIn } from '../optionParsers';
 import { printRunEvents } from '../printRunEvents';
+import { stopSignal } from '../stopSignal';
 
 interface WorkerCommandOptions {
   concurrency: number;
@@ -101,17 +102,4 @@ async function open(url: string, cli: CliContext): Promise<WaymarkRuntime> {
   } catch (error) {
     throw isStoreUnavailableError(error) ? databaseUnavailable(url, error) : error;
   }
-}
-
-/** The first SIGTERM or SIGINT; a second one finds no listener and ends the process at once. */
-function stopSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const stop = (signal: NodeJS.Signals): void => {
-      process.off('SIGTERM', stop);
-      process.off('SIGINT', stop);
-      resolve(signal);
-    };
-    process.once('SIGTERM', stop);
-    process.once('SIGINT', stop);
-  });
 }

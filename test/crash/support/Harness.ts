@@ -12,7 +12,7 @@ import {
   type RunEvidence,
   type ViolationKind,
 } from './MixedRunChecks';
-import { deriveSeed, mulberry32 } from './SeededRandom';
+import { deriveSeed, mulberry32 } from '../../support/SeededRandom';
 import { StandbyWorkers } from './StandbyWorkers';
 
 /** How hard to shake one backend. */

@@ -13,7 +13,7 @@ import {
   type Stamped,
 } from '../fixtures/MixedOrder';
 import type { RunEvidence } from './MixedRunChecks';
-import { upTo } from './SeededRandom';
+import { upTo } from '../../support/SeededRandom';
 import type { StandbyWorkers } from './StandbyWorkers';
 import type { WorkerProcess } from './WorkerProcess';
 

@@ -7,18 +7,7 @@ import {
   backoffDelay,
   resolveBackoff,
 } from '../../../src/policies/Backoff';
-
-/** mulberry32: a tiny seeded PRNG returning numbers in [0, 1). */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from '../../support/SeededRandom';
 
 const SAMPLES = 2_000;
 const policy = (jitter: Jitter): ResolvedBackoff =>
@@ -27,7 +16,7 @@ const ceiling = (attempt: number) => Math.min(10_000, 100 * 2 ** (attempt - 1));
 
 /** Runs `SAMPLES` seeded retry sequences of attempts 1..10 and collects delays per attempt. */
 function sample(resolved: ResolvedBackoff, seed = 42): number[][] {
-  const random = seeded(seed);
+  const random = mulberry32(seed);
   const byAttempt: number[][] = Array.from({ length: 10 }, () => []);
   for (let run = 0; run < SAMPLES; run++) {
     let previous: number | undefined;
@@ -127,7 +116,7 @@ describe('backoffDelay', () => {
 
   it('with decorrelated jitter stays in [initial, min(max, 3 * previous)]', () => {
     const resolved = policy('decorrelated');
-    const random = seeded(7);
+    const random = mulberry32(7);
     for (let run = 0; run < SAMPLES; run++) {
       let previous: number | undefined;
       for (let attempt = 1; attempt <= 10; attempt++) {
@@ -156,7 +145,7 @@ describe('backoffDelay', () => {
 
   it('with a fixed backoff always waits the fixed delay', () => {
     const resolved = resolveBackoff({ fixed: '2.5s' });
-    const random = seeded(1);
+    const random = mulberry32(1);
     for (let attempt = 1; attempt <= 10; attempt++) {
       expect(backoffDelay(resolved, attempt, 2_500, random)).toBe(2_500);
     }

@@ -1,4 +1,4 @@
-/** A small seeded PRNG (mulberry32): the same seed gives the same kill schedule. */
+/** A small seeded PRNG (mulberry32) returning numbers in [0, 1): the same seed, the same draws. */
 export function mulberry32(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
