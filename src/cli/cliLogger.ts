@@ -1,4 +1,4 @@
-import type { Logger } from '../runtime/Logger';
+import type { Logger } from '../ground/Logger';
 import { firstLine, messageOf } from './describeFailure';
 import type { Output } from './Output';
 

@@ -1,5 +1,5 @@
 import type { ErrorMatcher } from '../policies/ErrorClassifier';
-import { formatDuration } from '../policies/Duration';
+import { formatDuration } from '../ground/Duration';
 import type { ResolvedRetryPolicy } from '../policies/RetryPolicy';
 import type { MethodPolicies } from '../decorators/metadata';
 import { NONE } from './formatTime';

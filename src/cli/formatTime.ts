@@ -1,4 +1,4 @@
-import { formatDuration } from '../policies/Duration';
+import { formatDuration } from '../ground/Duration';
 
 /** Shown for a value that is absent. */
 export const NONE = '—';

@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from 'commander';
-import { isDuration, parseDuration, type Duration } from '../policies/Duration';
+import { isDuration, parseDuration, type Duration } from '../ground/Duration';
 import { RUN_STATUSES, type RunStatus } from '../store/RunStatus';
 
 /**

@@ -1,5 +1,5 @@
 import type { WaymarkRuntime } from '../runtime/WaymarkRuntime';
-import type { Disposable } from '../runtime/Disposable';
+import type { Disposable } from '../ground/Disposable';
 import { firstLine, messageOf } from './describeFailure';
 import { formatTimestamp } from './formatTime';
 import type { Output } from './Output';

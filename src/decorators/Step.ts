@@ -1,5 +1,5 @@
 import { ConfigurationError } from '../errors/ConfigurationError';
-import { parseDuration, type Duration } from '../policies/Duration';
+import { parseDuration, type Duration } from '../ground/Duration';
 import { decoratedMethod } from './decoratedMethod';
 import type { StorableResult } from './Storable';
 import { readMethodPolicies, recordPolicy, type StepMetadata } from './metadata';

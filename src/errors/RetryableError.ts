@@ -1,4 +1,4 @@
-import type { Duration } from '../policies/Duration';
+import type { Duration } from '../ground/Duration';
 import { WaymarkError } from './WaymarkError';
 
 /**

@@ -1,4 +1,4 @@
-import { formatDuration } from '../policies/Duration';
+import { formatDuration } from '../ground/Duration';
 import { WaymarkError } from './WaymarkError';
 
 /**

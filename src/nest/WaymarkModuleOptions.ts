@@ -1,5 +1,5 @@
 import type { ModuleMetadata, FactoryProvider } from '@nestjs/common';
-import type { Duration } from '../policies/Duration';
+import type { Duration } from '../ground/Duration';
 import type { RuntimeOptions } from '../runtime/RuntimeOptions';
 import type { WorkerOptions } from '../runtime/Worker';
 

@@ -1,5 +1,5 @@
 import { ConfigurationError } from '../errors/ConfigurationError';
-import { parseDuration } from '../policies/Duration';
+import { parseDuration } from '../ground/Duration';
 import type { RuntimeOptions } from '../runtime/RuntimeOptions';
 import type { WorkerOptions } from '../runtime/Worker';
 import type { WaymarkModuleOptions } from './WaymarkModuleOptions';

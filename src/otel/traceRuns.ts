@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Attributes, Link, Span, SpanContext, Tracer } from '@opentelemetry/api';
-import type { Disposable } from '../runtime/Disposable';
+import type { Disposable } from '../ground/Disposable';
 import type { WaymarkRuntime } from '../runtime/WaymarkRuntime';
 
 type OpenTelemetryApi = typeof import('@opentelemetry/api');

@@ -1,5 +1,5 @@
 import { ConfigurationError } from '../errors/ConfigurationError';
-import { Duration, parseDuration } from './Duration';
+import { Duration, parseDuration } from '../ground/Duration';
 
 /**
  * How the exponential delay is randomised so that many clients failing together do not

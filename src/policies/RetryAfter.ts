@@ -1,5 +1,5 @@
 import { isRetryableError } from '../errors/RetryableError';
-import { isDuration, parseDuration } from './Duration';
+import { isDuration, parseDuration } from '../ground/Duration';
 
 const MAX_CAUSE_DEPTH = 8;
 const DAY_NAME = /^(mon|tue|wed|thu|fri|sat|sun)/i;

@@ -1,6 +1,6 @@
 import { ConfigurationError } from '../errors/ConfigurationError';
 import { backoffDelay, resolveBackoff, type BackoffOptions, type ResolvedBackoff } from './Backoff';
-import { parseDuration, type Duration } from './Duration';
+import { parseDuration, type Duration } from '../ground/Duration';
 import { classifyError, type ErrorMatcher } from './ErrorClassifier';
 import { readRetryAfter, retryDelay } from './RetryAfter';
 

@@ -1,4 +1,3 @@
-export * from './Duration';
 export * from './Backoff';
 export * from './ErrorClassifier';
 export * from './RetryAfter';

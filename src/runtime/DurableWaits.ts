@@ -2,7 +2,7 @@ import { SignalTimeoutError } from '../errors/SignalTimeoutError';
 import type { StepRow } from '../store/rows';
 import { SignalStore } from '../store/SignalStore';
 import type { ActiveRun } from './ActiveRun';
-import { encodeError } from './errorSnapshot';
+import { encodeError } from '../codec/errorSnapshot';
 import { RunSuspended } from './RunSuspended';
 import type { RuntimeKernel } from './RuntimeKernel';
 import type { StepRecords } from './StepRecords';

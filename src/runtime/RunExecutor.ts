@@ -2,7 +2,7 @@ import { LeaseLostError } from '../errors/LeaseLostError';
 import { SerializationError } from '../errors/SerializationError';
 import type { RunFinish } from '../store/RunStore';
 import type { ActiveRun } from './ActiveRun';
-import { encodeError } from './errorSnapshot';
+import { encodeError } from '../codec/errorSnapshot';
 import type { Settled } from './invokeAttempt';
 import { isProcessAbort } from './processAbort';
 import type { RunOutcome } from './RunOutcome';

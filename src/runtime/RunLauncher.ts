@@ -5,7 +5,7 @@ import { findWorkflow } from '../decorators/WorkflowRegistry';
 import { ConfigurationError } from '../errors/ConfigurationError';
 import { RunConflictError } from '../errors/RunConflictError';
 import { WorkflowNotRegisteredError } from '../errors/WorkflowNotRegisteredError';
-import { Codec } from '../store/Codec';
+import { Codec } from '../codec/Codec';
 import type { AttemptRow, RunRow } from '../store/rows';
 import { RunNotFoundError } from '../errors/RunNotFoundError';
 import { ActiveRun } from './ActiveRun';

@@ -1,12 +1,12 @@
 import type { DependencyContainer } from 'tsyringe';
-import type { Codec } from '../store/Codec';
+import type { Codec } from '../codec/Codec';
 import type { RunControl } from '../store/RunControl';
 import type { RunQueries } from '../store/RunQueries';
 import type { WorkQueue } from '../store/WorkQueue';
 import type { RunStore } from '../store/RunStore';
-import type { Clock } from './Clock';
-import type { Lifecycle } from './Lifecycle';
-import type { Logger } from './Logger';
+import type { Clock } from '../ground/Clock';
+import type { Lifecycle } from '../ground/Lifecycle';
+import type { Logger } from '../ground/Logger';
 import type { OutcomeWaiter } from './OutcomeWaiter';
 import type { RunExecutor } from './RunExecutor';
 import type { RunLauncher } from './RunLauncher';

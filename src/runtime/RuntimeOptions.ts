@@ -1,8 +1,8 @@
 import type { DataSource, DataSourceOptions } from 'typeorm';
 import type { DependencyContainer } from 'tsyringe';
-import type { Duration } from '../policies/Duration';
-import type { Clock } from './Clock';
-import type { Logger } from './Logger';
+import type { Duration } from '../ground/Duration';
+import type { Clock } from '../ground/Clock';
+import type { Logger } from '../ground/Logger';
 import type { StepHooks } from './StepHooks';
 
 /** Options of `Waymark.create()`. */

@@ -6,7 +6,7 @@ import {
 import { decideRetry, type ResolvedRetryPolicy } from '../policies/RetryPolicy';
 import type { AttemptRow } from '../store/rows';
 import type { ActiveRun } from './ActiveRun';
-import { encodeError } from './errorSnapshot';
+import { encodeError } from '../codec/errorSnapshot';
 import { invokeAttempt, type Settled } from './invokeAttempt';
 import { isProcessAbort } from './processAbort';
 import { RunSuspended } from './RunSuspended';

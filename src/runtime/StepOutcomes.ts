@@ -2,7 +2,7 @@ import type { StepMetadata } from '../decorators/metadata';
 import { UnknownOutcomeError } from '../errors/UnknownOutcomeError';
 import type { StepRow } from '../store/rows';
 import type { ActiveRun } from './ActiveRun';
-import { encodeError } from './errorSnapshot';
+import { encodeError } from '../codec/errorSnapshot';
 import type { Settled } from './invokeAttempt';
 import type { RuntimeKernel } from './RuntimeKernel';
 import type { StepRecords } from './StepRecords';

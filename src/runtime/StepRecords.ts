@@ -4,7 +4,7 @@ import { SerializationError } from '../errors/SerializationError';
 import type { StepRow } from '../store/rows';
 import type { RunStore } from '../store/RunStore';
 import type { ActiveRun } from './ActiveRun';
-import { encodeError } from './errorSnapshot';
+import { encodeError } from '../codec/errorSnapshot';
 import type { Settled } from './invokeAttempt';
 import { isProcessAbort } from './processAbort';
 import type { RuntimeKernel } from './RuntimeKernel';

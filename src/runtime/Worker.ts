@@ -1,5 +1,5 @@
 import { workflowNames } from '../decorators/WorkflowRegistry';
-import { parseDuration, type Duration } from '../policies/Duration';
+import { parseDuration, type Duration } from '../ground/Duration';
 import type { RunRow } from '../store/rows';
 import type { RuntimeKernel } from './RuntimeKernel';
 

@@ -3,7 +3,7 @@ import { injectable } from 'tsyringe';
 import type { EntityManager } from 'typeorm';
 import { ConfigurationError } from '../errors/ConfigurationError';
 import { NotInRunError } from '../errors/NotInRunError';
-import { parseDuration, type Duration } from '../policies/Duration';
+import { parseDuration, type Duration } from '../ground/Duration';
 import { RunScope } from './RunScope';
 import { RuntimeRegistry } from './RuntimeRegistry';
 

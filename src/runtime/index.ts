@@ -1,6 +1,3 @@
-export * from './Clock';
-export * from './Disposable';
-export * from './Logger';
 export * from './RunHandle';
 export * from './RuntimeEvents';
 export * from './RuntimeOptions';

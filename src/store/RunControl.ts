@@ -3,7 +3,7 @@ import { InvalidRunStateError } from '../errors/InvalidRunStateError';
 import { RunConflictError } from '../errors/RunConflictError';
 import { isDuplicateKey } from './Dialect';
 import { RunNotFoundError } from '../errors/RunNotFoundError';
-import type { Lifecycle } from '../runtime/Lifecycle';
+import type { Lifecycle } from '../ground/Lifecycle';
 import { dialectOf, type DialectName } from './Dialect';
 import { numbered } from './statements';
 import type { StoreConnection } from './StoreConnection';

@@ -1,6 +1,6 @@
 import { ConfigurationError } from '../errors/ConfigurationError';
 import { RunNotFoundError } from '../errors/RunNotFoundError';
-import type { Codec } from './Codec';
+import type { Codec } from '../codec/Codec';
 import { numbered } from './statements';
 import { toRunRow, type RunRow } from './rows';
 import { RUN_STATUSES, type RunStatus } from './RunStatus';

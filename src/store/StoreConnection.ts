@@ -1,7 +1,7 @@
 import type { DataSource, EntityManager, QueryResult, QueryRunner } from 'typeorm';
 import { StoreUnavailableError } from '../errors/StoreUnavailableError';
 import { WaymarkError } from '../errors/WaymarkError';
-import type { Lifecycle } from '../runtime/Lifecycle';
+import type { Lifecycle } from '../ground/Lifecycle';
 import { dialectOf, isDuplicateKey, type DialectName } from './Dialect';
 import { directQuery, type DirectQuery } from './DirectDriver';
 import { isTransientStoreError } from './transientStoreError';

@@ -1,5 +1,3 @@
-export { Codec } from './Codec';
-export { registerErrorClasses } from './ErrorClassRegistry';
 export { dataSourceOptionsFromUrl } from './DatabaseUrl';
 export { waymarkMigrations } from './migrations';
 export { Migrator } from './Migrator';

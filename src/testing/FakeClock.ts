@@ -1,5 +1,5 @@
-import { parseDuration, type Duration } from '../policies/Duration';
-import type { Clock } from '../runtime/Clock';
+import { parseDuration, type Duration } from '../ground/Duration';
+import type { Clock } from '../ground/Clock';
 
 interface Timer {
   readonly dueAt: number;

@@ -1,9 +1,9 @@
 import type { DataSource } from 'typeorm';
 import { SimulatedCrash } from '../errors/SimulatedCrash';
-import type { Lifecycle } from '../runtime/Lifecycle';
+import type { Lifecycle } from '../ground/Lifecycle';
 import type { RuntimeKernel } from '../runtime/RuntimeKernel';
 import { WaymarkRuntime } from '../runtime/WaymarkRuntime';
-import type { Clock } from '../runtime/Clock';
+import type { Clock } from '../ground/Clock';
 import type { CrashPlan } from './CrashPlan';
 import { FakeClock } from './FakeClock';
 import type { ExecutionLog } from './ExecutionLog';

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { createRuntime } from '../runtime/Waymark';
-import { Lifecycle } from '../runtime/Lifecycle';
+import { Lifecycle } from '../ground/Lifecycle';
 import type { RuntimeOptions } from '../runtime/RuntimeOptions';
 import type { StepHooks } from '../runtime/StepHooks';
 import { dataSourceOptionsFromUrl } from '../store/DatabaseUrl';
-import type { Clock } from '../runtime/Clock';
+import type { Clock } from '../ground/Clock';
 import { CrashPlan } from './CrashPlan';
 import { FakeClock } from './FakeClock';
 import { ExecutionLog } from './ExecutionLog';

@@ -3,8 +3,8 @@ import { runInNewContext } from 'node:vm';
 import { ConfigurationError } from '../../src/errors/ConfigurationError';
 import { CorruptValueError, isCorruptValueError } from '../../src/errors/CorruptValueError';
 import { SerializationError } from '../../src/errors/SerializationError';
-import { Codec } from '../../src/store/Codec';
-import { findErrorClass, registerErrorClasses } from '../../src/store/ErrorClassRegistry';
+import { Codec } from '../../src/codec/Codec';
+import { findErrorClass, registerErrorClasses } from '../../src/codec/ErrorClassRegistry';
 
 const codec = new Codec();
 const MIB = 1_048_576;

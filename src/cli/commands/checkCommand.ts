@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { readClassPolicies, readDecoratedClasses, type AnyClass } from '../../decorators/metadata';
 import { validateClassPolicies } from '../../decorators/validateClassPolicies';
-import { formatDuration } from '../../policies/Duration';
+import { formatDuration } from '../../ground/Duration';
 import type { CliContext } from '../CliContext';
 import { CliError, isCliError } from '../CliError';
 import { firstLine, messageOf } from '../describeFailure';

@@ -3,7 +3,7 @@ import { readDecoratedClasses } from '../../decorators/metadata';
 import { validateClassPolicies } from '../../decorators/validateClassPolicies';
 import { workflowNames } from '../../decorators/WorkflowRegistry';
 import { isStoreUnavailableError } from '../../errors/StoreUnavailableError';
-import { parseDuration, type Duration } from '../../policies/Duration';
+import { parseDuration, type Duration } from '../../ground/Duration';
 import { Waymark } from '../../runtime/Waymark';
 import type { WaymarkRuntime } from '../../runtime/WaymarkRuntime';
 import { dataSourceOptionsFromUrl, redact } from '../../store/DatabaseUrl';

@@ -1,5 +1,5 @@
 import { ValidateBy, type ValidationOptions } from 'class-validator';
-import { isDuration } from '../../policies/Duration';
+import { isDuration } from '../../ground/Duration';
 
 /** class-validator rule: a {@link Duration} such as `250`, `'30s'` or `'7d'`. */
 export function IsDurationOption(options?: ValidationOptions): PropertyDecorator {

@@ -1,6 +1,6 @@
 import { IsArray, IsBoolean, IsIn, IsInt, IsObject, IsOptional, Min } from 'class-validator';
 import type { BackoffOptions } from '../../policies/Backoff';
-import type { Duration } from '../../policies/Duration';
+import type { Duration } from '../../ground/Duration';
 import type { ErrorMatcher } from '../../policies/ErrorClassifier';
 import { IsDurationOption } from './IsDurationOption';
 import { IsFunctionOption } from './IsFunctionOption';

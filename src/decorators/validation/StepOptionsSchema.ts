@@ -1,5 +1,5 @@
 import { IsBoolean, IsIn, IsOptional, IsString, Length } from 'class-validator';
-import type { Duration } from '../../policies/Duration';
+import type { Duration } from '../../ground/Duration';
 import { IsDurationOption } from './IsDurationOption';
 
 /** The accepted shape of `@Step` options. */

@@ -1,10 +1,5 @@
 import { ConfigurationError } from '../../../src/errors/ConfigurationError';
-import {
-  Duration,
-  formatDuration,
-  isDuration,
-  parseDuration,
-} from '../../../src/policies/Duration';
+import { Duration, formatDuration, isDuration, parseDuration } from '../../../src/ground/Duration';
 
 describe('parseDuration', () => {
   it.each<[Duration, number]>([

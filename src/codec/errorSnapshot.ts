@@ -1,5 +1,5 @@
 import { SerializationError } from '../errors/SerializationError';
-import type { Codec } from '../store/Codec';
+import type { Codec } from './Codec';
 
 const KEPT = ['code', 'status', 'statusCode', 'errno', 'syscall', 'retryAfter'] as const;
 

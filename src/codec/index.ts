@@ -1,0 +1,2 @@
+export { Codec } from './Codec';
+export { registerErrorClasses } from './ErrorClassRegistry';

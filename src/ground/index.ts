@@ -1,0 +1,4 @@
+export * from './Clock';
+export * from './Disposable';
+export * from './Duration';
+export * from './Logger';
