@@ -1,3 +1,4 @@
+import { brand, hasBrand } from './brand';
 import { WaymarkError } from './WaymarkError';
 
 /**
@@ -10,7 +11,9 @@ export class ConfigurationError extends WaymarkError {
   }
 }
 
+brand(ConfigurationError, 'ConfigurationError');
+
 /** True when `error` is a {@link ConfigurationError}. */
 export function isConfigurationError(error: unknown): error is ConfigurationError {
-  return error instanceof ConfigurationError;
+  return hasBrand(error, 'ConfigurationError');
 }

@@ -1,3 +1,4 @@
+import { brand, hasBrand } from './brand';
 import { WaymarkError } from './WaymarkError';
 
 /**
@@ -14,7 +15,9 @@ export class CorruptValueError extends WaymarkError {
   }
 }
 
+brand(CorruptValueError, 'CorruptValueError');
+
 /** True when `error` is a {@link CorruptValueError}. */
 export function isCorruptValueError(error: unknown): error is CorruptValueError {
-  return error instanceof CorruptValueError;
+  return hasBrand(error, 'CorruptValueError');
 }

@@ -1,3 +1,4 @@
+import { brand, hasBrand } from './brand';
 import { WaymarkError } from './WaymarkError';
 
 /**
@@ -18,7 +19,9 @@ export class IdempotencyConflictError extends WaymarkError {
   }
 }
 
+brand(IdempotencyConflictError, 'IdempotencyConflictError');
+
 /** True when `error` is an {@link IdempotencyConflictError}. */
 export function isIdempotencyConflictError(error: unknown): error is IdempotencyConflictError {
-  return error instanceof IdempotencyConflictError;
+  return hasBrand(error, 'IdempotencyConflictError');
 }

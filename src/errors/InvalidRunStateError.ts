@@ -1,3 +1,4 @@
+import { brand, hasBrand } from './brand';
 import { WaymarkError } from './WaymarkError';
 
 /** An operator action does not apply to the run in its current status. */
@@ -12,7 +13,9 @@ export class InvalidRunStateError extends WaymarkError {
   }
 }
 
+brand(InvalidRunStateError, 'InvalidRunStateError');
+
 /** True when `error` is an {@link InvalidRunStateError}. */
 export function isInvalidRunStateError(error: unknown): error is InvalidRunStateError {
-  return error instanceof InvalidRunStateError;
+  return hasBrand(error, 'InvalidRunStateError');
 }

@@ -1,3 +1,4 @@
+import { brand, hasBrand } from './brand';
 import { WaymarkError } from './WaymarkError';
 
 /**
@@ -16,7 +17,9 @@ export class LeaseLostError extends WaymarkError {
   }
 }
 
+brand(LeaseLostError, 'LeaseLostError');
+
 /** True when `error` is a {@link LeaseLostError}. */
 export function isLeaseLostError(error: unknown): error is LeaseLostError {
-  return error instanceof LeaseLostError;
+  return hasBrand(error, 'LeaseLostError');
 }

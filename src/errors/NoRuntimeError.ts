@@ -1,3 +1,4 @@
+import { brand, hasBrand } from './brand';
 import { WaymarkError } from './WaymarkError';
 
 /** A workflow was called but no waymark runtime is open in this process. */
@@ -9,4 +10,11 @@ export class NoRuntimeError extends WaymarkError {
         `call await Waymark.create({ database }) first`,
     );
   }
+}
+
+brand(NoRuntimeError, 'NoRuntimeError');
+
+/** True when `error` is a {@link NoRuntimeError}. */
+export function isNoRuntimeError(error: unknown): error is NoRuntimeError {
+  return hasBrand(error, 'NoRuntimeError');
 }

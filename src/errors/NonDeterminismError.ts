@@ -1,3 +1,4 @@
+import { brand, hasBrand } from './brand';
 import { WaymarkError } from './WaymarkError';
 
 /**
@@ -20,7 +21,9 @@ export class NonDeterminismError extends WaymarkError {
   }
 }
 
+brand(NonDeterminismError, 'NonDeterminismError');
+
 /** True when `error` is a {@link NonDeterminismError}. */
 export function isNonDeterminismError(error: unknown): error is NonDeterminismError {
-  return error instanceof NonDeterminismError;
+  return hasBrand(error, 'NonDeterminismError');
 }

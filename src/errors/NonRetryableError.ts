@@ -1,3 +1,4 @@
+import { brand, hasBrand } from './brand';
 import { WaymarkError } from './WaymarkError';
 
 /**
@@ -15,7 +16,9 @@ export class NonRetryableError extends WaymarkError {
   }
 }
 
+brand(NonRetryableError, 'NonRetryableError');
+
 /** True when `error` is a {@link NonRetryableError}. */
 export function isNonRetryableError(error: unknown): error is NonRetryableError {
-  return error instanceof NonRetryableError;
+  return hasBrand(error, 'NonRetryableError');
 }

@@ -1,3 +1,4 @@
+import { brand, hasBrand } from './brand';
 import { WaymarkError } from './WaymarkError';
 
 /** A run-only feature of `WorkflowContext` was used outside a run (or outside a step). */
@@ -8,4 +9,11 @@ export class NotInRunError extends WaymarkError {
       `${what} is only available inside a ${where === 'run' ? 'workflow run' : kind}`,
     );
   }
+}
+
+brand(NotInRunError, 'NotInRunError');
+
+/** True when `error` is a {@link NotInRunError}. */
+export function isNotInRunError(error: unknown): error is NotInRunError {
+  return hasBrand(error, 'NotInRunError');
 }

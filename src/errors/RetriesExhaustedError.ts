@@ -1,3 +1,4 @@
+import { brand, hasBrand } from './brand';
 import { WaymarkError } from './WaymarkError';
 
 /** One failed attempt, as summarised in a {@link RetriesExhaustedError}. */
@@ -29,9 +30,11 @@ export class RetriesExhaustedError extends WaymarkError {
   }
 }
 
+brand(RetriesExhaustedError, 'RetriesExhaustedError');
+
 /** True when `error` is a {@link RetriesExhaustedError}. */
 export function isRetriesExhaustedError(error: unknown): error is RetriesExhaustedError {
-  return error instanceof RetriesExhaustedError;
+  return hasBrand(error, 'RetriesExhaustedError');
 }
 
 /** The summary of an attempt's error, for logs and {@link RetriesExhaustedError.errors}. */

@@ -1,3 +1,4 @@
+import { brand, hasBrand } from './brand';
 import type { Duration } from '../ground/Duration';
 import { WaymarkError } from './WaymarkError';
 
@@ -21,7 +22,9 @@ export class RetryableError extends WaymarkError {
   }
 }
 
+brand(RetryableError, 'RetryableError');
+
 /** True when `error` is a {@link RetryableError}. */
 export function isRetryableError(error: unknown): error is RetryableError {
-  return error instanceof RetryableError;
+  return hasBrand(error, 'RetryableError');
 }

@@ -1,3 +1,4 @@
+import { brand, hasBrand } from './brand';
 import { WaymarkError } from './WaymarkError';
 
 /** The run was cancelled by `runtime.cancel()`; its steps stop at the next boundary. */
@@ -10,7 +11,9 @@ export class RunCancelledError extends WaymarkError {
   }
 }
 
+brand(RunCancelledError, 'RunCancelledError');
+
 /** True when `error` is a {@link RunCancelledError}. */
 export function isRunCancelledError(error: unknown): error is RunCancelledError {
-  return error instanceof RunCancelledError;
+  return hasBrand(error, 'RunCancelledError');
 }

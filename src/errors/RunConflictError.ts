@@ -1,3 +1,4 @@
+import { brand, hasBrand } from './brand';
 import { WaymarkError } from './WaymarkError';
 
 /** A run id was reused for a different workflow or with different arguments. */
@@ -10,7 +11,9 @@ export class RunConflictError extends WaymarkError {
   }
 }
 
+brand(RunConflictError, 'RunConflictError');
+
 /** True when `error` is a {@link RunConflictError}. */
 export function isRunConflictError(error: unknown): error is RunConflictError {
-  return error instanceof RunConflictError;
+  return hasBrand(error, 'RunConflictError');
 }

@@ -1,3 +1,4 @@
+import { brand, hasBrand } from './brand';
 import { WaymarkError } from './WaymarkError';
 
 /** The run has ended (completed, failed or cancelled): it takes no more signals. */
@@ -11,7 +12,9 @@ export class RunFinishedError extends WaymarkError {
   }
 }
 
+brand(RunFinishedError, 'RunFinishedError');
+
 /** True when `error` is a {@link RunFinishedError}. */
 export function isRunFinishedError(error: unknown): error is RunFinishedError {
-  return error instanceof RunFinishedError;
+  return hasBrand(error, 'RunFinishedError');
 }

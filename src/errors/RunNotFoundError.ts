@@ -1,3 +1,4 @@
+import { brand, hasBrand } from './brand';
 import { WaymarkError } from './WaymarkError';
 
 /** No run with this id is stored. */
@@ -7,7 +8,9 @@ export class RunNotFoundError extends WaymarkError {
   }
 }
 
+brand(RunNotFoundError, 'RunNotFoundError');
+
 /** True when `error` is a {@link RunNotFoundError}. */
 export function isRunNotFoundError(error: unknown): error is RunNotFoundError {
-  return error instanceof RunNotFoundError;
+  return hasBrand(error, 'RunNotFoundError');
 }

@@ -1,3 +1,4 @@
+import { brand, hasBrand } from './brand';
 import { WaymarkError } from './WaymarkError';
 
 /** The runtime was closed (or, in tests, crashed) and accepts no more work. */
@@ -7,7 +8,9 @@ export class RuntimeClosedError extends WaymarkError {
   }
 }
 
+brand(RuntimeClosedError, 'RuntimeClosedError');
+
 /** True when `error` is a {@link RuntimeClosedError}. */
 export function isRuntimeClosedError(error: unknown): error is RuntimeClosedError {
-  return error instanceof RuntimeClosedError;
+  return hasBrand(error, 'RuntimeClosedError');
 }

@@ -1,3 +1,4 @@
+import { brand, hasBrand } from './brand';
 import { WaymarkError } from './WaymarkError';
 
 /**
@@ -14,7 +15,9 @@ export class SerializationError extends WaymarkError {
   }
 }
 
+brand(SerializationError, 'SerializationError');
+
 /** True when `error` is a {@link SerializationError}. */
 export function isSerializationError(error: unknown): error is SerializationError {
-  return error instanceof SerializationError;
+  return hasBrand(error, 'SerializationError');
 }

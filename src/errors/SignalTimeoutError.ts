@@ -1,3 +1,4 @@
+import { brand, hasBrand } from './brand';
 import { WaymarkError } from './WaymarkError';
 
 /** No signal `name` arrived before the wait's timeout. Catch it to take another branch. */
@@ -14,7 +15,9 @@ export class SignalTimeoutError extends WaymarkError {
   }
 }
 
+brand(SignalTimeoutError, 'SignalTimeoutError');
+
 /** True when `error` is a {@link SignalTimeoutError}. */
 export function isSignalTimeoutError(error: unknown): error is SignalTimeoutError {
-  return error instanceof SignalTimeoutError;
+  return hasBrand(error, 'SignalTimeoutError');
 }

@@ -1,3 +1,4 @@
+import { brand, hasBrand } from './brand';
 import { WaymarkError } from './WaymarkError';
 
 /**
@@ -10,7 +11,9 @@ export class SimulatedCrash extends WaymarkError {
   }
 }
 
+brand(SimulatedCrash, 'SimulatedCrash');
+
 /** True when `error` is a {@link SimulatedCrash}. */
 export function isSimulatedCrash(error: unknown): error is SimulatedCrash {
-  return error instanceof SimulatedCrash;
+  return hasBrand(error, 'SimulatedCrash');
 }

@@ -1,3 +1,4 @@
+import { brand, hasBrand } from './brand';
 import { formatDuration } from '../ground/Duration';
 import { WaymarkError } from './WaymarkError';
 
@@ -18,7 +19,9 @@ export class StepTimeoutError extends WaymarkError {
   }
 }
 
+brand(StepTimeoutError, 'StepTimeoutError');
+
 /** True when `error` is a {@link StepTimeoutError}. */
 export function isStepTimeoutError(error: unknown): error is StepTimeoutError {
-  return error instanceof StepTimeoutError;
+  return hasBrand(error, 'StepTimeoutError');
 }

@@ -1,3 +1,4 @@
+import { brand, hasBrand } from './brand';
 import { WaymarkError } from './WaymarkError';
 
 /**
@@ -14,7 +15,9 @@ export class StoreUnavailableError extends WaymarkError {
   }
 }
 
+brand(StoreUnavailableError, 'StoreUnavailableError');
+
 /** True when `error` is a {@link StoreUnavailableError}. */
 export function isStoreUnavailableError(error: unknown): error is StoreUnavailableError {
-  return error instanceof StoreUnavailableError;
+  return hasBrand(error, 'StoreUnavailableError');
 }

@@ -1,3 +1,4 @@
+import { brand, hasBrand } from './brand';
 import { WaymarkError } from './WaymarkError';
 
 /**
@@ -20,7 +21,9 @@ export class UnknownOutcomeError extends WaymarkError {
   }
 }
 
+brand(UnknownOutcomeError, 'UnknownOutcomeError');
+
 /** True when `error` is an {@link UnknownOutcomeError}. */
 export function isUnknownOutcomeError(error: unknown): error is UnknownOutcomeError {
-  return error instanceof UnknownOutcomeError;
+  return hasBrand(error, 'UnknownOutcomeError');
 }

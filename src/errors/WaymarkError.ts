@@ -1,3 +1,5 @@
+import { brand, hasBrand } from './brand';
+
 /** Options shared by every waymark error. */
 export interface WaymarkErrorOptions {
   /** The error that led to this one. */
@@ -25,7 +27,11 @@ export class WaymarkError extends Error {
   }
 }
 
+brand(WaymarkError, 'WaymarkError');
+
 /** True when `error` is a waymark error, optionally with the given `code`. */
 export function isWaymarkError(error: unknown, code?: string): error is WaymarkError {
-  return error instanceof WaymarkError && (code === undefined || error.code === code);
+  return (
+    hasBrand(error, 'WaymarkError') && (code === undefined || (error as WaymarkError).code === code)
+  );
 }

@@ -1,3 +1,4 @@
+import { brand, hasBrand } from './brand';
 import { WaymarkError } from './WaymarkError';
 
 /**
@@ -13,7 +14,9 @@ export class WorkflowNotRegisteredError extends WaymarkError {
   }
 }
 
+brand(WorkflowNotRegisteredError, 'WorkflowNotRegisteredError');
+
 /** True when `error` is a {@link WorkflowNotRegisteredError}. */
 export function isWorkflowNotRegisteredError(error: unknown): error is WorkflowNotRegisteredError {
-  return error instanceof WorkflowNotRegisteredError;
+  return hasBrand(error, 'WorkflowNotRegisteredError');
 }
