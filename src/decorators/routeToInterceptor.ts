@@ -1,9 +1,11 @@
+import { callRouter } from './callRouter';
 import type { AnyClass } from './metadata';
-import { dispatchStep, dispatchWorkflow } from '../runtime/dispatch';
+import { planFor, type MethodPlan } from './MethodPlan';
 
 /**
- * Replaces a decorated method with a forwarder to the interceptor. The forwarder holds no
- * behaviour of its own: which runtime runs the call and how is decided at call time.
+ * Replaces a decorated method with a forwarder to the runtime's router. The forwarder holds
+ * no behaviour of its own; it compiles the method's plan on the first call (every decorator
+ * of the class has been applied by then) and reuses it.
  */
 export function routeToInterceptor(
   declaringClass: AnyClass,
@@ -11,9 +13,16 @@ export function routeToInterceptor(
   descriptor: PropertyDescriptor,
   kind: 'workflow' | 'step',
 ): void {
-  const dispatch = kind === 'workflow' ? dispatchWorkflow : dispatchStep;
+  let plan: MethodPlan | undefined;
   const forwarder = function (this: object, ...args: unknown[]): Promise<unknown> {
-    return dispatch(this, declaringClass, methodName, args);
+    try {
+      plan ??= planFor(declaringClass, methodName)!;
+      return callRouter()[kind](this, plan, args);
+    } catch (error) {
+      // A decorated method is async: its misuse rejects, as its body's throws would.
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- rethrown as is
+      return Promise.reject(error);
+    }
   };
   Object.defineProperty(forwarder, 'name', { value: methodName });
   descriptor.value = forwarder;

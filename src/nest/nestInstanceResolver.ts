@@ -4,7 +4,7 @@ import {
   UnknownElementException,
 } from '@nestjs/core/errors/exceptions';
 import { ConfigurationError } from '../errors/ConfigurationError';
-import type { InstanceResolver } from '../runtime/RuntimeKernel';
+import type { InstanceResolver } from '../runtime/RuntimeOptions';
 
 /**
  * The instance a run executes on, from Nest: `moduleRef.get(Class, { strict: false })`, the

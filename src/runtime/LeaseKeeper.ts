@@ -1,21 +1,40 @@
+import type { Codec } from '../codec/Codec';
 import { LeaseLostError } from '../errors/LeaseLostError';
-import type { RuntimeKernel } from './RuntimeKernel';
+import { MAX_TIMER_MS, type Clock } from '../ground/Clock';
+import type { Lifecycle } from '../ground/Lifecycle';
+import type { Logger } from '../ground/Logger';
+import type { Leases } from '../store/Leases';
+import type { WorkQueue } from '../store/WorkQueue';
+import type { Executions } from './execution/Executions';
+
+/** What keeping leases uses. */
+export interface LeaseKeeperDeps {
+  readonly leases: Leases;
+  readonly queue: WorkQueue;
+  readonly executions: Executions;
+  readonly codec: Codec;
+  readonly clock: Clock;
+  readonly lifecycle: Lifecycle;
+  readonly logger: Logger;
+  readonly leaseMs: number;
+}
 
 /**
  * Renews the leases of every run this process executes, on one timer and in one
  * statement, a third of a lease apart: a run whose lease lapses belongs to a process that
- * stopped (killed, frozen, cut off from the database).
+ * stopped (killed, frozen, cut off from the database). Runs cancelled or taken over
+ * elsewhere are stopped here at the same time, not at their next write.
  */
 export class LeaseKeeper {
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly kernel: RuntimeKernel) {}
+  constructor(private readonly deps: LeaseKeeperDeps) {}
 
   start(): void {
-    const every = Math.max(50, Math.floor(this.kernel.leaseMs / 3));
+    const every = Math.min(MAX_TIMER_MS, Math.max(50, Math.floor(this.deps.leaseMs / 3)));
     this.timer = setInterval(() => void this.renew(), every);
     this.timer.unref();
-    this.kernel.lifecycle.watchDeath(() => this.stop());
+    this.deps.lifecycle.watchDeath(() => this.stop());
   }
 
   stop(): void {
@@ -23,34 +42,30 @@ export class LeaseKeeper {
     this.timer = undefined;
   }
 
-  /** Runs cancelled or taken over elsewhere stop here now, not at their next write. */
-  private async noticeLostRuns(): Promise<void> {
-    const { queue, launcher, codec } = this.kernel;
-    const mine = new Map(launcher.activeRuns().map((r) => [r.runId, r.epoch]));
-    for (const stored of await queue.statuses([...mine.keys()])) {
-      const epoch = mine.get(stored.id)!;
-      if (stored.status === 'cancelled') {
-        launcher.cancelLocal(
-          stored.id,
-          codec.decode(stored.error ?? '', `run "${stored.id}" error`),
-        );
-      } else if (stored.epoch !== epoch) {
-        launcher.abortLocal(stored.id, new LeaseLostError(stored.id, epoch));
-      }
-    }
-  }
-
   private async renew(): Promise<void> {
-    const { store, workerId, clock, leaseMs, logger, lifecycle } = this.kernel;
-    if (!this.kernel.launcher.hasActiveRuns() || lifecycle.isDead) return;
+    const { leases, executions, clock, leaseMs, logger, lifecycle } = this.deps;
+    const claims = executions.executing().map((state) => state.claim);
+    if (claims.length === 0 || lifecycle.isDead) return;
     try {
-      const runIds = this.kernel.launcher.activeRuns().map((r) => r.runId);
-      await store.renewLeases(workerId, runIds, clock.now() + leaseMs, clock.now());
-      await this.noticeLostRuns();
+      await leases.renew(claims, clock.now() + leaseMs, clock.now());
+      await this.noticeLostRuns(new Map(claims.map((c) => [c.runId, c.epoch])));
     } catch (error) {
       logger.warn('could not renew run leases; other processes may take these runs over', {
         error,
       });
+    }
+  }
+
+  private async noticeLostRuns(mine: Map<string, number>): Promise<void> {
+    const { queue, executions, codec } = this.deps;
+    for (const stored of await queue.statuses([...mine.keys()])) {
+      const epoch = mine.get(stored.id)!;
+      if (stored.status === 'cancelled') {
+        const reason = codec.decode(stored.error ?? '', `run "${stored.id}" error`);
+        executions.cancelLocal(stored.id, reason);
+      } else if (stored.epoch !== epoch) {
+        executions.abortLocal(stored.id, new LeaseLostError(stored.id, epoch));
+      }
     }
   }
 }

@@ -1,9 +1,16 @@
 import { RunNotFoundError } from '../errors/RunNotFoundError';
+import type { RunRow } from '../store/rows';
 import { summarize, type RunSummary, type StepRecord } from '../store/RunQueries';
 import type { RunStatus } from '../store/RunStatus';
-import { unwrapOutcome } from './RunOutcome';
-import type { RuntimeKernel } from './RuntimeKernel';
-import { waitForStoredOutcome } from './waitForStoredOutcome';
+import { unwrapOutcome, type RunOutcome } from './execution/RunOutcome';
+
+/** What a handle reads a run through (given by its runtime). */
+export interface RunAccess {
+  loadRun(runId: string): Promise<RunRow | undefined>;
+  history(runId: string): Promise<StepRecord[]>;
+  /** Waits until the run ends, here or in any process. */
+  awaitRun(runId: string): Promise<RunOutcome>;
+}
 
 /**
  * A reference to a stored run.
@@ -16,28 +23,25 @@ import { waitForStoredOutcome } from './waitForStoredOutcome';
  * ```
  */
 export class RunHandle<T = unknown> {
+  /** @internal Use `runtime.start()` or `runtime.handle()`. */
   constructor(
     readonly runId: string,
-    private readonly kernel: RuntimeKernel,
+    private readonly access: RunAccess,
   ) {}
 
   /** The run as stored now: status, owner, when a waiting run is due, where it is parked. */
   async describe(): Promise<RunSummary> {
-    const row = await this.kernel.store.loadRun(this.runId);
-    if (!row) throw new RunNotFoundError(this.runId);
-    return summarize(row);
+    return summarize(await this.row());
   }
 
   /** The run's stored status now. */
   async status(): Promise<RunStatus> {
-    const row = await this.kernel.store.loadRun(this.runId);
-    if (!row) throw new RunNotFoundError(this.runId);
-    return row.status;
+    return (await this.row()).status;
   }
 
   /** The run's step records in sequence order. */
   history(): Promise<StepRecord[]> {
-    return this.kernel.queries.history(this.runId);
+    return this.access.history(this.runId);
   }
 
   /**
@@ -46,8 +50,12 @@ export class RunHandle<T = unknown> {
    * `needs_attention` rejects with the reason; one parked elsewhere is waited for.
    */
   async result(): Promise<T> {
-    const { launcher } = this.kernel;
-    const first = launcher.outcomeOf(this.runId) ?? waitForStoredOutcome(this.kernel, this.runId);
-    return unwrapOutcome(await this.kernel.waiter.awaitOutcome(this.runId, first)) as T;
+    return unwrapOutcome(await this.access.awaitRun(this.runId)) as T;
+  }
+
+  private async row(): Promise<RunRow> {
+    const row = await this.access.loadRun(this.runId);
+    if (!row) throw new RunNotFoundError(this.runId);
+    return row;
   }
 }

@@ -3,7 +3,10 @@ import type { DependencyContainer } from 'tsyringe';
 import type { Duration } from '../ground/Duration';
 import type { Clock } from '../ground/Clock';
 import type { Logger } from '../ground/Logger';
-import type { StepHooks } from './StepHooks';
+import type { StepHooks } from './execution/StepHooks';
+
+/** Gives the instance a resumed run's workflow method is called on. */
+export type InstanceResolver = (Class: new (...args: any[]) => object) => object;
 
 /** Options of `Waymark.create()`. */
 export interface RuntimeOptions {
@@ -20,7 +23,7 @@ export interface RuntimeOptions {
    * is executed on; default `container.resolve(Class)`. `waymark/nest` passes Nest's
    * `ModuleRef`, so resumed runs get the providers Nest injects.
    */
-  resolveInstance?: (Class: new (...args: any[]) => object) => object;
+  resolveInstance?: InstanceResolver;
   /** Identity of this process in run ownership; default `host:pid:random`. */
   workerId?: string;
   /** How long a claim on a run lasts without renewal; default `'30s'`. */

@@ -1,22 +1,31 @@
-import type { RuntimeKernel } from './RuntimeKernel';
+import type { Clock } from '../ground/Clock';
+import type { MethodCall } from './execution/MethodCall';
 
-const open: RuntimeKernel[] = [];
+/** What serves workflow calls made outside any run. */
+export interface WorkflowEntry {
+  readonly isOpen: boolean;
+  readonly clock: Clock;
+  /** Starts, resumes or reads back the run of `call`, and returns its result. */
+  callWorkflow(call: MethodCall): Promise<unknown>;
+}
+
+const open: WorkflowEntry[] = [];
 
 /**
  * Which runtime serves a workflow called outside any run: the most recently created one
  * that is still open. Tests that restart a runtime get the new one automatically.
  */
 export const RuntimeRegistry = {
-  activate(kernel: RuntimeKernel): void {
-    open.push(kernel);
+  activate(entry: WorkflowEntry): void {
+    open.push(entry);
   },
-  deactivate(kernel: RuntimeKernel): void {
-    const index = open.indexOf(kernel);
+  deactivate(entry: WorkflowEntry): void {
+    const index = open.indexOf(entry);
     if (index >= 0) open.splice(index, 1);
   },
-  current(): RuntimeKernel | undefined {
+  current(): WorkflowEntry | undefined {
     for (let i = open.length - 1; i >= 0; i--) {
-      if (open[i].lifecycle.isOpen) return open[i];
+      if (open[i].isOpen) return open[i];
     }
     return undefined;
   },

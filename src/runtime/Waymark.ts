@@ -1,33 +1,39 @@
-import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { container as rootContainer } from 'tsyringe';
 import { DataSource } from 'typeorm';
+import { Codec } from '../codec/Codec';
 import { readClassPolicies, readDecoratedClasses, type AnyClass } from '../decorators/metadata';
 import { validateClassPolicies } from '../decorators/validateClassPolicies';
 import { ConfigurationError } from '../errors/ConfigurationError';
-import { parseDuration } from '../ground/Duration';
-import { Codec } from '../codec/Codec';
+import { Lifecycle } from '../ground/Lifecycle';
+import type { Logger } from '../ground/Logger';
+import { localHost, localProcess, markAlive, markDead } from '../ground/ProcessIdentity';
+import { guardPostgresPool } from '../store/guardPostgresPool';
+import { Leases } from '../store/Leases';
 import { Migrator } from '../store/Migrator';
 import { openDataSource } from '../store/openDataSource';
 import { RunControl } from '../store/RunControl';
 import { RunQueries } from '../store/RunQueries';
-import { WorkQueue } from '../store/WorkQueue';
 import { RunStore } from '../store/RunStore';
 import { StoreConnection } from '../store/StoreConnection';
-import { guardPostgresPool } from '../store/guardPostgresPool';
-import { SystemClock } from '../ground/Clock';
+import { WorkQueue } from '../store/WorkQueue';
+import './dispatch';
+import { buildOperations } from './execution/buildOperations';
+import { Executions } from './execution/Executions';
+import { RunAcquirer } from './execution/RunAcquirer';
+import { RunExecution } from './execution/RunExecution';
+import { RunObserver } from './execution/RunObserver';
+import { HeldRunNotices } from './HeldRunNotices';
 import { LeaseKeeper } from './LeaseKeeper';
-import { Lifecycle } from '../ground/Lifecycle';
-import { quietConsoleLogger } from '../ground/Logger';
-import { OutcomeWaiter } from './OutcomeWaiter';
-import { RunExecutor } from './RunExecutor';
-import { RunLauncher } from './RunLauncher';
+import { OperatorActions } from './OperatorActions';
+import { Runs } from './Runs';
 import { logEvents, RuntimeEvents } from './RuntimeEvents';
-import { RUNTIME_KERNEL, type RuntimeKernel } from './RuntimeKernel';
 import type { RuntimeOptions } from './RuntimeOptions';
-import { RuntimeRegistry } from './RuntimeRegistry';
+import { RuntimeRegistry, type WorkflowEntry } from './RuntimeRegistry';
+import { resolveSettings, type RuntimeSettings } from './RuntimeSettings';
+import { Shutdown } from './Shutdown';
 import { StepInterceptor } from './StepInterceptor';
-import { WaymarkRuntime } from './WaymarkRuntime';
+import { WaymarkRuntime, type RuntimeParts } from './WaymarkRuntime';
 import { WorkflowContext } from './WorkflowContext';
 
 /**
@@ -51,11 +57,14 @@ export const Waymark = {
   },
 };
 
+/** @internal Builds the runtime object around its parts (the testing kit subclasses it). */
+export type RuntimeFactory<R extends WaymarkRuntime> = (parts: RuntimeParts) => R;
+
 /** @internal Creates a runtime with a given lifecycle (the testing kit kills it). */
 export async function createRuntime<R extends WaymarkRuntime = WaymarkRuntime>(
   options: RuntimeOptions,
   lifecycle: Lifecycle,
-  build: RuntimeFactory<R> = (...args) => new WaymarkRuntime(...args) as R,
+  build: RuntimeFactory<R> = (parts) => new WaymarkRuntime(parts) as R,
 ): Promise<R> {
   const settings = resolveSettings(options);
   for (const Class of readDecoratedClasses()) {
@@ -69,102 +78,153 @@ export async function createRuntime<R extends WaymarkRuntime = WaymarkRuntime>(
     if (opened.owned) await opened.dataSource.destroy();
     throw error;
   }
-  const userContainer = options.container ?? rootContainer;
-  const scope = userContainer.createChildContainer();
-  const codec = new Codec({ maxValueBytes: settings.maxValueBytes });
-  guardPostgresPool(opened.dataSource, settings.logger);
-  const connection = new StoreConnection(opened.dataSource, lifecycle, {
-    timeoutMs: settings.storeRetryMs,
-  });
-  const store = new RunStore(connection);
-  const kernel = {
-    store,
-    queries: new RunQueries(store, codec),
-    control: new RunControl(connection, lifecycle),
-    queue: new WorkQueue(store),
-    codec,
-    clock: settings.clock,
-    events: new RuntimeEvents(settings.logger),
-    hooks: options.hooks ?? {},
-    lifecycle,
-    logger: settings.logger,
-    workerId: settings.workerId,
-    leaseMs: settings.leaseMs,
-    durableDelayMs: settings.durableDelayMs,
-    idempotencyWaitMs: settings.idempotencyWaitMs,
-    sharesApplicationDataSource: options.database instanceof DataSource,
-    startedAt: settings.clock.now(),
-    container: userContainer,
-    resolveInstance: options.resolveInstance ?? ((Class) => userContainer.resolve(Class)),
-  } as Partial<Mutable<RuntimeKernel>> as Mutable<RuntimeKernel>;
-  scope.register(RUNTIME_KERNEL, { useValue: kernel });
-  kernel.launcher = new RunLauncher(kernel);
-  kernel.executor = new RunExecutor(kernel);
-  kernel.waiter = new OutcomeWaiter(kernel);
-  kernel.interceptor = scope.resolve(StepInterceptor);
-
-  const runtime = build(
-    kernel,
-    { dataSource: opened.dataSource, destroy: opened.owned },
-    lifecycle,
-  );
-  userContainer.register(WaymarkRuntime, { useValue: runtime });
-  if (!userContainer.isRegistered(WorkflowContext, true)) {
-    userContainer.register(WorkflowContext, { useValue: new WorkflowContext() });
+  const release = async (): Promise<void> => {
+    if (opened.owned && opened.dataSource.isInitialized) await opened.dataSource.destroy();
+  };
+  const parts = assemble(options, settings, lifecycle, opened.dataSource, release);
+  const runtime = build(parts);
+  parts.container.register(WaymarkRuntime, { useValue: runtime });
+  if (!parts.container.isRegistered(WorkflowContext, true)) {
+    parts.container.register(WorkflowContext, { useValue: new WorkflowContext() });
   }
-  if (options.logEvents) logEvents(kernel.events, settings.logger);
-  const leases = new LeaseKeeper(kernel);
-  leases.start();
-  lifecycle.onClosed(() => leases.stop());
-  RuntimeRegistry.activate(kernel);
+  if (options.logEvents) logEvents(parts.events, settings.logger);
+  RuntimeRegistry.activate(parts.entry);
+  await reportAbandonedRuns(parts.runs, settings.logger);
   return runtime;
 }
 
-/** @internal Builds the runtime object around a kernel (the testing kit subclasses it). */
-export type RuntimeFactory<R extends WaymarkRuntime> = (
-  ...args: ConstructorParameters<typeof WaymarkRuntime>
-) => R;
+/** Builds every part of a runtime in dependency order, each given what it uses. */
+function assemble(
+  options: RuntimeOptions,
+  settings: RuntimeSettings,
+  lifecycle: Lifecycle,
+  dataSource: DataSource,
+  release: () => Promise<void>,
+): RuntimeParts {
+  const { clock, logger, leaseMs } = settings;
+  const container = options.container ?? rootContainer;
+  const resolveInstance = options.resolveInstance ?? ((Class) => container.resolve(Class));
+  const codec = new Codec({ maxValueBytes: settings.maxValueBytes });
+  guardPostgresPool(dataSource, logger);
+  const connection = new StoreConnection(dataSource, lifecycle, {
+    timeoutMs: settings.storeRetryMs,
+  });
+  const store = new RunStore(connection);
+  const [leases, queue] = [new Leases(store), new WorkQueue(store)];
+  const events = new RuntimeEvents(logger);
+  const runtimeId = randomBytes(6).toString('hex');
+  const self = { owner: settings.workerId, host: localHost(), process: localProcess(runtimeId) };
+  markAlive(runtimeId);
+  lifecycle.watchDeath(() => markDead(runtimeId));
+  lifecycle.onClosed(() => markDead(runtimeId));
 
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
-
-function resolveSettings(options: RuntimeOptions) {
-  if (!options || typeof options !== 'object' || options.database === undefined) {
-    throw new ConfigurationError(
-      "Waymark.create() needs { database }, e.g. { database: 'sqlite:./waymark.db' }",
-    );
-  }
-  const maxValueBytes = options.maxValueBytes ?? 1024 * 1024;
-  if (!Number.isInteger(maxValueBytes) || maxValueBytes < 1024) {
-    throw new ConfigurationError(
-      `Waymark.create(): maxValueBytes must be an integer ≥ 1024, got ${String(maxValueBytes)}`,
-    );
-  }
-  const workerId =
-    options.workerId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
-  if (typeof workerId !== 'string' || workerId.length === 0 || workerId.length > 255) {
-    throw new ConfigurationError(
-      'Waymark.create(): workerId must be a non-empty string of at most 255 characters',
-    );
-  }
+  const operations = buildOperations({
+    store,
+    queue,
+    codec,
+    clock,
+    events,
+    hooks: options.hooks ?? {},
+    lifecycle,
+    invoker: container.resolve(StepInterceptor),
+    self,
+    durableDelayMs: settings.durableDelayMs,
+    idempotencyWaitMs: settings.idempotencyWaitMs,
+    sharesApplicationDataSource: options.database instanceof DataSource,
+    startChild: (call, opts) => runs.startAndAwait(call, opts),
+  });
+  const execution = new RunExecution({
+    operations,
+    store,
+    queue,
+    codec,
+    clock,
+    events,
+    lifecycle,
+    logger,
+  });
+  const observer = new RunObserver(store, codec, clock, lifecycle, self);
+  const executions = new Executions(
+    (state, resumed) => execution.execute(state, resumed),
+    (runId, stop) => observer.observe(runId, stop),
+  );
+  const notices = new HeldRunNotices(logger, clock);
+  const acquirer = new RunAcquirer({
+    store,
+    leases,
+    codec,
+    clock,
+    self,
+    leaseMs,
+    onHeld: (row) => notices.heldElsewhere(row),
+  });
+  const runs = new Runs({
+    store,
+    leases,
+    queue,
+    codec,
+    clock,
+    lifecycle,
+    self,
+    executions,
+    acquirer,
+    observer,
+    resolveInstance,
+  });
+  const keeper = new LeaseKeeper({
+    leases,
+    queue,
+    executions,
+    codec,
+    clock,
+    lifecycle,
+    logger,
+    leaseMs,
+  });
+  keeper.start();
+  lifecycle.onClosed(() => keeper.stop());
+  const entry: WorkflowEntry = {
+    get isOpen() {
+      return lifecycle.isOpen;
+    },
+    clock,
+    callWorkflow: (call) => runs.callWorkflow(call),
+  };
   return {
-    maxValueBytes,
-    workerId,
-    leaseMs: parseDuration(options.leaseDuration ?? '30s', 'Waymark.create(): leaseDuration'),
-    storeRetryMs: parseDuration(
-      options.storeRetryTimeout ?? '30s',
-      'Waymark.create(): storeRetryTimeout',
-    ),
-    idempotencyWaitMs: parseDuration(
-      options.idempotencyWait ?? '30s',
-      'Waymark.create(): idempotencyWait',
-    ),
-    durableDelayMs: parseDuration(
-      options.durableDelayThreshold ?? '30s',
-      'Waymark.create(): durableDelayThreshold',
-    ),
-    clock: options.clock ?? new SystemClock(),
-    logger: options.logger ?? quietConsoleLogger,
-    migrate: options.migrate ?? true,
+    workerId: settings.workerId,
+    container,
+    dataSource,
+    store,
+    queries: new RunQueries(store, codec),
+    codec,
+    clock,
+    events,
+    lifecycle,
+    resolveInstance,
+    runs,
+    operator: new OperatorActions({
+      control: new RunControl(connection, lifecycle),
+      runs,
+      executions,
+      codec,
+      clock,
+      events,
+      self,
+      leaseMs,
+    }),
+    workerDeps: {
+      queue,
+      leases,
+      self,
+      clock,
+      leaseMs,
+      lifecycle,
+      logger,
+      execute: (row, claim) => runs.adoptClaimed(row, claim),
+    },
+    entry,
+    shutdown: new Shutdown({ lifecycle, executions, queue, clock, logger, release }),
+    release,
   };
 }
 
@@ -176,5 +236,20 @@ function assertNoTransactionalSteps(Class: AnyClass): void {
     `@Step on ${Class.name}.${transactional.methodName} is transactional, but Waymark.create() was given a ` +
       "URL or options, so waymark would open a database of its own; pass the application's TypeORM DataSource: " +
       'Waymark.create({ database: dataSource })',
+  );
+}
+
+/** Says when stopped processes on this host left runs `running`, and how to resume them. */
+async function reportAbandonedRuns(runs: Runs, logger: Logger): Promise<void> {
+  const abandoned = await runs.abandonedHere().catch(() => []);
+  if (abandoned.length === 0) return;
+  const ids = abandoned
+    .slice(0, 3)
+    .map((row) => `"${row.id}"`)
+    .join(', ');
+  const more = abandoned.length > 3 ? ` and ${abandoned.length - 3} more` : '';
+  logger.warn(
+    `${abandoned.length} run(s) were left running by processes on this host that stopped (${ids}${more}); ` +
+      'calling a workflow with an id resumes its run at once; runtime.startWorker() or runtime.recover() resumes them all',
   );
 }

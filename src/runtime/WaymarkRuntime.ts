@@ -1,34 +1,34 @@
-import type { AnyClass } from '../decorators/metadata';
-import type { DataSource } from 'typeorm';
-import type { DependencyContainer } from 'tsyringe';
-import { readMethodPolicies, type MethodPolicies } from '../decorators/metadata';
-import { validateClassPolicies } from '../decorators/validateClassPolicies';
 import { randomUUID } from 'node:crypto';
-import { ConfigurationError } from '../errors/ConfigurationError';
-import { RunCancelledError } from '../errors/RunCancelledError';
+import type { DependencyContainer } from 'tsyringe';
+import type { DataSource } from 'typeorm';
+import type { AnyClass } from '../decorators/metadata';
+import { planFor, type MethodPlan } from '../decorators/MethodPlan';
+import { validateClassPolicies } from '../decorators/validateClassPolicies';
 import { WorkflowNotRegisteredError } from '../errors/WorkflowNotRegisteredError';
-import type { Claim } from '../store/RunControl';
-import type { ListRunsOptions, RunPage, StepRecord } from '../store/RunQueries';
 import type { Disposable } from '../ground/Disposable';
 import type { Lifecycle } from '../ground/Lifecycle';
-import { findWorkflow } from '../decorators/WorkflowRegistry';
+import type { ListRunsOptions, RunPage, RunQueries, StepRecord } from '../store/RunQueries';
+import type { RunStore } from '../store/RunStore';
 import { SignalStore } from '../store/SignalStore';
-import { RunHandle } from './RunHandle';
-import { Worker, type WorkerOptions } from './Worker';
-import type { AnyListener, WaymarkEventName, WaymarkEvents } from './RuntimeEvents';
-import type { RuntimeKernel } from './RuntimeKernel';
-import { RuntimeRegistry } from './RuntimeRegistry';
+import type { Codec } from '../codec/Codec';
+import type { Clock } from '../ground/Clock';
+import { methodCall } from './execution/MethodCall';
+import type { OperatorActions, QueueOption } from './OperatorActions';
+import { RunHandle, type RunAccess } from './RunHandle';
+import type { Runs } from './Runs';
+import type { AnyListener, RuntimeEvents, WaymarkEventName, WaymarkEvents } from './RuntimeEvents';
+import type { InstanceResolver } from './RuntimeOptions';
+import { RuntimeRegistry, type WorkflowEntry } from './RuntimeRegistry';
+import type { Shutdown } from './Shutdown';
+import { Worker, type WorkerDeps, type WorkerOptions } from './Worker';
+
+export type { QueueOption } from './OperatorActions';
 
 /** Options of {@link WaymarkRuntime.start}. */
 export interface StartOptions {
   /** Use this run id instead of the one `@Workflow({ id })` derives or a new UUID. */
   runId?: string;
   /** Record the run as `pending` for a worker (any process) instead of executing it here. */
-  queue?: boolean;
-}
-
-/** Operator actions: `queue: true` leaves the run `pending` for a worker instead of continuing it here. */
-export interface QueueOption {
   queue?: boolean;
 }
 
@@ -41,7 +41,26 @@ export type AsyncMethodOf<C> = {
 type ArgsOf<C, K extends keyof C> = C[K] extends (...args: infer A) => unknown ? A : never;
 type ResultOf<C, K extends keyof C> = C[K] extends (...args: any[]) => Promise<infer R> ? R : never;
 
-const RECOVER_BATCH = 100;
+/** @internal What a runtime is made of, assembled by `Waymark.create()`. */
+export interface RuntimeParts {
+  readonly workerId: string;
+  readonly container: DependencyContainer;
+  readonly dataSource: DataSource;
+  readonly store: RunStore;
+  readonly queries: RunQueries;
+  readonly codec: Codec;
+  readonly clock: Clock;
+  readonly events: RuntimeEvents;
+  readonly lifecycle: Lifecycle;
+  readonly resolveInstance: InstanceResolver;
+  readonly runs: Runs;
+  readonly operator: OperatorActions;
+  readonly workerDeps: WorkerDeps;
+  readonly entry: WorkflowEntry;
+  readonly shutdown: Shutdown;
+  /** Releases what the runtime opened (its DataSource, if waymark created it). */
+  readonly release: () => Promise<void>;
+}
 
 /**
  * A durable-execution runtime bound to one database. Create it with `Waymark.create()`.
@@ -55,28 +74,35 @@ const RECOVER_BATCH = 100;
  */
 export class WaymarkRuntime {
   private closing: Promise<void> | undefined;
-  private readonly workers = new Set<Worker>();
+  private readonly access: RunAccess;
 
   /** @internal Use `Waymark.create()`. */
-  constructor(
-    protected readonly kernel: RuntimeKernel,
-    protected readonly owned: { dataSource: DataSource; destroy: boolean },
-    protected readonly lifecycle: Lifecycle,
-  ) {}
+  constructor(protected readonly parts: RuntimeParts) {
+    this.access = {
+      loadRun: (runId) => parts.store.loadRun(runId),
+      history: (runId) => parts.queries.history(runId),
+      awaitRun: (runId) => parts.runs.awaitRun(runId),
+    };
+  }
 
   /** This process's identity in run ownership. */
   get workerId(): string {
-    return this.kernel.workerId;
+    return this.parts.workerId;
   }
 
   /** The container workflow classes are resolved from. */
   get container(): DependencyContainer {
-    return this.kernel.container;
+    return this.parts.container;
   }
 
   /** The TypeORM DataSource runs are stored in. */
   get dataSource(): DataSource {
-    return this.owned.dataSource;
+    return this.parts.dataSource;
+  }
+
+  /** @internal */
+  protected get lifecycle(): Lifecycle {
+    return this.parts.lifecycle;
   }
 
   /**
@@ -94,13 +120,10 @@ export class WaymarkRuntime {
     args: ArgsOf<C, K>,
     options: StartOptions = {},
   ): Promise<RunHandle<ResultOf<C, K>>> {
-    const policies = this.workflowPolicies(Class, method);
-    const instance = this.kernel.resolveInstance(Class) as C;
-    const launch = await this.kernel.launcher.launch(
-      { instance, declaringClass: Class, policies, args: args },
-      { runId: options.runId, queue: options.queue },
-    );
-    return new RunHandle(launch.runId, this.kernel);
+    const plan = workflowPlan(Class, method);
+    const instance = this.parts.resolveInstance(Class);
+    const started = await this.parts.runs.start(methodCall(instance, plan, args), options);
+    return new RunHandle(started.runId, this.access);
   }
 
   /** Starts (or finds) the run and waits for its result. */
@@ -115,35 +138,28 @@ export class WaymarkRuntime {
 
   /** A handle on a stored run by id. */
   handle<T = unknown>(runId: string): RunHandle<T> {
-    return new RunHandle<T>(runId, this.kernel);
+    return new RunHandle<T>(runId, this.access);
   }
 
   /** The run's step records in sequence order. */
   history(runId: string): Promise<StepRecord[]> {
-    return this.kernel.queries.history(runId);
+    return this.parts.queries.history(runId);
   }
 
   /** Stored runs, newest first, filtered and paged. */
   list(options?: ListRunsOptions): Promise<RunPage> {
-    return this.kernel.queries.list(options);
+    return this.parts.queries.list(options);
   }
 
   /**
    * Resumes, here, every run a stopped process left behind: `running` runs whose lease
-   * lapsed (or that this worker id owned before a restart) and `waiting` runs that are
-   * due. Returns a handle per resumed run. A worker (`startWorker`) does this continuously.
+   * lapsed, whose holder on this host no longer exists, or that this worker id owned before
+   * a restart, and `waiting` runs that are due. Returns a handle per resumed run. A worker
+   * (`startWorker`) does this continuously.
    */
   async recover(options: { versions?: string[] } = {}): Promise<RunHandle[]> {
-    const { store, workerId, launcher, clock } = this.kernel;
-    const executing = new Set(launcher.activeRuns().map((r) => r.runId));
-    const handles: RunHandle[] = [];
-    for (const row of await store.findRecoverable(workerId, clock.now(), RECOVER_BATCH)) {
-      if (executing.has(row.id) || !findWorkflow(row.workflow)) continue;
-      if (options.versions && !options.versions.includes(row.version ?? '')) continue;
-      const launch = await launcher.resumeStored(row);
-      handles.push(new RunHandle(launch.runId, this.kernel));
-    }
-    return handles;
+    const resumed = await this.parts.runs.recover(options);
+    return resumed.map((runId) => new RunHandle(runId, this.access));
   }
 
   /**
@@ -159,8 +175,8 @@ export class WaymarkRuntime {
    */
   startWorker(options?: WorkerOptions): Worker {
     this.lifecycle.assertOpen('start a worker');
-    const worker = new Worker(this.kernel, options);
-    this.workers.add(worker);
+    const worker = new Worker(this.parts.workerDeps, options);
+    this.parts.shutdown.addWorker(worker);
     return worker;
   }
 
@@ -174,9 +190,10 @@ export class WaymarkRuntime {
    * ```
    */
   async signal(runId: string, name: string, payload?: unknown): Promise<void> {
-    const encoded = this.kernel.codec.encode(payload, 'payload');
-    await new SignalStore(this.kernel.store).send(runId, name, encoded, this.kernel.clock.now());
-    this.kernel.waiter.wake(runId);
+    const { codec, store, clock, runs } = this.parts;
+    const encoded = codec.encode(payload, 'payload');
+    await new SignalStore(store).send(runId, name, encoded, clock.now());
+    runs.wake(runId);
   }
 
   /**
@@ -191,9 +208,8 @@ export class WaymarkRuntime {
    * ```
    */
   async retry<T = unknown>(runId: string, options: QueueOption = {}): Promise<RunHandle<T>> {
-    const epoch = await this.kernel.control.retry(runId, this.claim(options));
-    if (!options.queue) this.executeInBackground(runId, epoch);
-    return new RunHandle<T>(runId, this.kernel);
+    await this.parts.operator.retry(runId, options);
+    return this.handle<T>(runId);
   }
 
   /**
@@ -210,10 +226,8 @@ export class WaymarkRuntime {
     value: unknown,
     options: QueueOption = {},
   ): Promise<RunHandle<T>> {
-    const output = this.kernel.codec.encode(value, 'value');
-    const epoch = await this.kernel.control.resolveStep(runId, output, this.claim(options));
-    if (!options.queue) this.executeInBackground(runId, epoch);
-    return new RunHandle<T>(runId, this.kernel);
+    await this.parts.operator.resolveStep(runId, value, options);
+    return this.handle<T>(runId);
   }
 
   /**
@@ -232,46 +246,17 @@ export class WaymarkRuntime {
     runId: string,
     options: { fromSeq: number; newRunId?: string } & QueueOption,
   ): Promise<RunHandle<T>> {
-    const { fromSeq } = options;
-    if (!Number.isInteger(fromSeq) || fromSeq < 0) {
-      throw new ConfigurationError(
-        `fork(): fromSeq must be a sequence number (an integer ≥ 0), got ${String(fromSeq)}`,
-      );
-    }
     const newRunId = options.newRunId ?? `${runId}:fork-${randomUUID().slice(0, 8)}`;
-    if (newRunId.length === 0 || newRunId.length > 255) {
-      throw new ConfigurationError(
-        'fork(): newRunId must be a non-empty string of at most 255 characters',
-      );
-    }
-    await this.kernel.control.fork(runId, newRunId, fromSeq, this.claim(options));
-    if (!options.queue) this.executeInBackground(newRunId, 1);
-    return new RunHandle<T>(newRunId, this.kernel);
+    await this.parts.operator.fork(runId, newRunId, options.fromSeq, options);
+    return this.handle<T>(newRunId);
   }
 
   /**
    * Ends a run that has not ended. A process executing it stops at its next step
    * boundary (here at once: the running step's `ctx.signal` aborts) and writes nothing more.
    */
-  async cancel(runId: string, reason?: string): Promise<void> {
-    const error = new RunCancelledError(runId, reason);
-    await this.kernel.control.cancel(
-      runId,
-      this.kernel.codec.encode(error, 'error'),
-      this.kernel.clock.now(),
-    );
-    this.kernel.launcher.cancelLocal(runId, error);
-    this.kernel.events.emit('run.cancelled', { runId, reason });
-  }
-
-  private claim(options: QueueOption = {}): Claim {
-    const now = this.kernel.clock.now();
-    if (options.queue) return { owner: null, leaseUntil: null, now };
-    return { owner: this.kernel.workerId, leaseUntil: now + this.kernel.leaseMs, now };
-  }
-
-  private executeInBackground(runId: string, epoch: number): void {
-    this.kernel.launcher.adoptClaimed(runId, epoch);
+  cancel(runId: string, reason?: string): Promise<void> {
+    return this.parts.operator.cancel(runId, reason);
   }
 
   /** Checks the decorators of classes up front; misuse throws a `ConfigurationError`. */
@@ -281,7 +266,7 @@ export class WaymarkRuntime {
 
   /** Listens to every runtime event (name and payload) until the returned disposable is disposed. */
   onAny(listener: AnyListener): Disposable {
-    return this.kernel.events.onAny(listener);
+    return this.parts.events.onAny(listener);
   }
 
   /** Listens to runtime events until the returned disposable is disposed. */
@@ -289,16 +274,16 @@ export class WaymarkRuntime {
     event: K,
     listener: (payload: WaymarkEvents[K]) => void,
   ): Disposable {
-    return this.kernel.events.on(event, listener);
+    return this.parts.events.on(event, listener);
   }
 
   /**
    * Stops accepting work, waits up to `grace` for runs executing here to finish, and
    * closes the database connection if waymark opened it. Runs still executing after the
-   * grace period are left resumable.
+   * grace period are handed back to the queue, resumable by another process at once.
    */
   close(options: { grace?: number } = {}): Promise<void> {
-    this.closing ??= this.shutdown(options.grace ?? 10_000);
+    this.closing ??= this.shutdownNow(options.grace ?? 10_000);
     return this.closing;
   }
 
@@ -322,25 +307,19 @@ export class WaymarkRuntime {
     };
   }
 
-  private async shutdown(graceMs: number): Promise<void> {
-    this.lifecycle.beginClosing();
-    RuntimeRegistry.deactivate(this.kernel);
-    await Promise.all([...this.workers].map((worker) => worker.stop()));
-    await this.kernel.launcher.drain(graceMs);
-    await this.kernel.launcher.handOverRemaining();
-    this.lifecycle.markClosed();
-    if (this.owned.destroy && this.owned.dataSource.isInitialized)
-      await this.owned.dataSource.destroy();
+  private shutdownNow(graceMs: number): Promise<void> {
+    RuntimeRegistry.deactivate(this.parts.entry);
+    return this.parts.shutdown.run(graceMs);
   }
+}
 
-  private workflowPolicies(Class: AnyClass, method: string): MethodPolicies {
-    const policies = readMethodPolicies(Class, method);
-    if (!policies?.workflow) {
-      throw new WorkflowNotRegisteredError(
-        `${Class.name}.${method}`,
-        'the method is not decorated with @Workflow',
-      );
-    }
-    return policies;
+function workflowPlan(Class: AnyClass, method: string): MethodPlan {
+  const plan = planFor(Class, method);
+  if (!plan?.workflow) {
+    throw new WorkflowNotRegisteredError(
+      `${Class.name}.${method}`,
+      'the method is not decorated with @Workflow',
+    );
   }
+  return plan;
 }

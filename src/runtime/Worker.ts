@@ -1,7 +1,14 @@
 import { workflowNames } from '../decorators/WorkflowRegistry';
+import { realClock, sleepUnless, type Clock } from '../ground/Clock';
 import { parseDuration, type Duration } from '../ground/Duration';
+import type { Lifecycle } from '../ground/Lifecycle';
+import type { Logger } from '../ground/Logger';
+import type { LeaseHolder } from '../ground/ProcessIdentity';
+import type { ClaimToken, Leases } from '../store/Leases';
 import type { RunRow } from '../store/rows';
-import type { RuntimeKernel } from './RuntimeKernel';
+import type { WorkQueue } from '../store/WorkQueue';
+import { newClaimToken } from './execution/RunAcquirer';
+import type { RunOutcome } from './execution/RunOutcome';
 
 /** Options of `runtime.startWorker()`. */
 export interface WorkerOptions {
@@ -18,10 +25,24 @@ export interface WorkerOptions {
   versions?: string[];
 }
 
+/** What a worker uses. */
+export interface WorkerDeps {
+  readonly queue: WorkQueue;
+  readonly leases: Leases;
+  readonly self: LeaseHolder;
+  readonly clock: Clock;
+  readonly leaseMs: number;
+  readonly lifecycle: Lifecycle;
+  readonly logger: Logger;
+  /** Executes, here, a run this worker claimed (`row` as claimed); settles when it stops here. */
+  readonly execute: (row: RunRow, claim: ClaimToken) => Promise<RunOutcome>;
+}
+
 /**
  * Pulls runs from the database — pending, due (a timer, a backoff, a signal) or abandoned
- * (lease lapsed) — and executes up to `concurrency` at once. Many workers in many processes
- * share one database; a run is claimed by exactly one of them.
+ * (lease lapsed, or held by a process on this host that no longer exists) — and executes up
+ * to `concurrency` at once. Many workers in many processes share one database; a run is
+ * claimed by exactly one of them.
  *
  * @example
  * ```ts
@@ -33,12 +54,13 @@ export class Worker {
   private readonly concurrency: number;
   private readonly pollMs: number;
   private readonly executing = new Set<string>();
-  private stopped = false;
+  private readonly stopping = new AbortController();
   private wakeLoop: (() => void) | undefined;
+  private nextHostScanAt = 0;
   private readonly loop: Promise<void>;
 
   constructor(
-    private readonly kernel: RuntimeKernel,
+    private readonly deps: WorkerDeps,
     private readonly options: WorkerOptions = {},
   ) {
     this.concurrency = options.concurrency ?? 10;
@@ -58,21 +80,19 @@ export class Worker {
 
   /** Stops claiming; runs already executing go on (`runtime.close()` hands them over). */
   async stop(): Promise<void> {
-    this.stopped = true;
+    this.stopping.abort();
     this.wakeLoop?.();
     await this.loop;
   }
 
   private async run(): Promise<void> {
-    const { lifecycle, logger } = this.kernel;
-    while (!this.stopped && lifecycle.isOpen) {
+    const { lifecycle, logger } = this.deps;
+    while (!this.stopping.signal.aborted && lifecycle.isOpen) {
       let claimed = 0;
       const free = this.concurrency - this.executing.size;
       if (free > 0) {
         try {
-          const rows = await this.claim(free);
-          for (const row of rows) this.execute(row);
-          claimed = rows.length;
+          claimed = await this.claimAndExecute(free);
         } catch (error) {
           if (!lifecycle.isOpen) break;
           logger.warn('worker could not claim runs; retrying', { error });
@@ -84,27 +104,52 @@ export class Worker {
     }
   }
 
-  private claim(limit: number): Promise<RunRow[]> {
-    const { queue, workerId, clock, leaseMs } = this.kernel;
+  private async claimAndExecute(free: number): Promise<number> {
+    const { queue, self, clock, leaseMs } = this.deps;
     const now = clock.now();
-    return queue.claim({
-      owner: workerId,
-      limit,
+    const token = newClaimToken();
+    const rows = await queue.claim({
+      holder: self,
+      token,
+      limit: free,
       now,
       leaseUntil: now + leaseMs,
       workflows: this.options.workflows ?? workflowNames(),
       versions: this.options.versions,
     });
+    for (const row of rows) this.execute(row, { runId: row.id, epoch: row.epoch, token });
+    if (rows.length < free && now >= this.nextHostScanAt) {
+      this.nextHostScanAt = now + Math.max(this.pollMs, Math.floor(leaseMs / 3));
+      return rows.length + (await this.takeOverAbandoned(free - rows.length));
+    }
+    return rows.length;
   }
 
-  private execute(row: RunRow): void {
+  /** Runs held on this host by a process that no longer exists: taken over now, not at expiry. */
+  private async takeOverAbandoned(limit: number): Promise<number> {
+    const { leases, self, clock, leaseMs } = this.deps;
+    const names = new Set(this.options.workflows ?? workflowNames());
+    const versions = this.options.versions;
+    let taken = 0;
+    for (const row of await leases.findAbandonedHere(self, clock.now(), limit)) {
+      if (!names.has(row.workflow) || (versions && !versions.includes(row.version ?? ''))) continue;
+      const now = clock.now();
+      const claim = await leases.claim(row, self, newClaimToken(), now + leaseMs, now);
+      if (!claim) continue;
+      this.execute({ ...row, epoch: claim.epoch, claimToken: claim.token }, claim);
+      taken++;
+    }
+    return taken;
+  }
+
+  private execute(row: RunRow, claim: ClaimToken): void {
     this.executing.add(row.id);
     const done = (): void => {
       this.executing.delete(row.id);
       this.wakeLoop?.();
     };
-    this.kernel.launcher.adoptClaimedRow(row).then(done, (error: unknown) => {
-      this.kernel.logger.warn(`run "${row.id}" stopped in this worker; it stays resumable`, {
+    this.deps.execute(row, claim).then(done, (error: unknown) => {
+      this.deps.logger.warn(`run "${row.id}" stopped in this worker; it stays resumable`, {
         error,
       });
       done();
@@ -112,15 +157,12 @@ export class Worker {
   }
 
   /** Waits a jittered poll interval, or less if a run finishes (room for more work). */
-  private pause(): Promise<void> {
-    return new Promise((resolve) => {
-      const jittered = this.pollMs * (0.75 + Math.random() / 2);
-      const timer = setTimeout(finish, jittered);
-      function finish(): void {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.wakeLoop = finish;
-    });
+  private async pause(): Promise<void> {
+    const woken = new AbortController();
+    this.wakeLoop = () => woken.abort();
+    const jittered = this.pollMs * (0.75 + Math.random() / 2);
+    await sleepUnless(realClock, jittered, woken.signal, this.stopping.signal).catch(
+      () => undefined,
+    );
   }
 }

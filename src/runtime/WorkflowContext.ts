@@ -3,8 +3,9 @@ import { injectable } from 'tsyringe';
 import type { EntityManager } from 'typeorm';
 import { ConfigurationError } from '../errors/ConfigurationError';
 import { NotInRunError } from '../errors/NotInRunError';
+import { realClock } from '../ground/Clock';
 import { parseDuration, type Duration } from '../ground/Duration';
-import { RunScope } from './RunScope';
+import { RunScope } from './execution/RunScope';
 import { RuntimeRegistry } from './RuntimeRegistry';
 
 /**
@@ -96,7 +97,7 @@ export class WorkflowContext {
       options.timeout === undefined
         ? undefined
         : parseDuration(options.timeout, 'waitForSignal(): timeout');
-    return scope.kernel.interceptor.waitForSignal(scope, name, timeoutMs) as Promise<T>;
+    return scope.operations.waitForSignal(scope, name, timeoutMs) as Promise<T>;
   }
 
   /**
@@ -108,10 +109,10 @@ export class WorkflowContext {
     const ms = parseDuration(duration, 'sleep()');
     const scope = RunScope.current();
     if (!scope || scope.step) {
-      const kernel = scope?.kernel ?? RuntimeRegistry.current();
-      return kernel ? kernel.clock.sleep(ms) : new Promise((resolve) => setTimeout(resolve, ms));
+      const clock = scope?.operations.clock ?? RuntimeRegistry.current()?.clock ?? realClock;
+      return clock.sleep(ms);
     }
-    return scope.kernel.interceptor.sleep(scope, ms);
+    return scope.operations.sleep(scope, ms);
   }
 
   /**
@@ -129,13 +130,13 @@ export class WorkflowContext {
    */
   patched(id: string): boolean {
     const scope = this.workflowScope('patched()');
-    return scope.kernel.interceptor.patched(scope, id);
+    return scope.operations.patched(scope, id);
   }
 
   /** The second phase of a patch: see {@link WorkflowContext.patched}. */
   deprecatePatch(id: string): void {
     const scope = this.workflowScope('deprecatePatch()');
-    scope.kernel.interceptor.deprecatePatch(scope, id);
+    scope.operations.deprecatePatch(scope, id);
   }
 
   /** The current time; in a workflow it is recorded, so a resume sees the same instant. */
@@ -156,12 +157,12 @@ export class WorkflowContext {
   private recorded<T>(name: string, produce: () => T): T {
     const scope = RunScope.current();
     if (!scope || scope.step) return produce();
-    return scope.kernel.interceptor.recordValue(scope, name, produce);
+    return scope.operations.record(scope, name, produce);
   }
 
   private clockNow(): number {
-    const kernel = RunScope.current()?.kernel ?? RuntimeRegistry.current();
-    return kernel ? kernel.clock.now() : Date.now();
+    const clock = RunScope.current()?.operations.clock ?? RuntimeRegistry.current()?.clock;
+    return clock ? clock.now() : Date.now();
   }
 
   private workflowScope(what: string): RunScope {

@@ -1,11 +1,18 @@
+import './dispatch';
+
 export * from './RunHandle';
 export * from './RuntimeEvents';
 export * from './RuntimeOptions';
-export * from './StepHooks';
+export * from './execution/StepHooks';
 export * from './StepInterceptor';
 export * from './Waymark';
-export { WaymarkRuntime, type StartOptions, type AsyncMethodOf } from './WaymarkRuntime';
+export {
+  WaymarkRuntime,
+  type StartOptions,
+  type AsyncMethodOf,
+  type QueueOption,
+} from './WaymarkRuntime';
 export * from './WorkflowContext';
 export * from './Worker';
-export type { RunScope, StepFrame } from './RunScope';
-export type { MethodCall } from './WorkflowCall';
+export type { RunScope, StepFrame } from './execution/RunScope';
+export type { MethodCall } from './execution/MethodCall';

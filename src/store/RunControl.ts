@@ -4,6 +4,7 @@ import { RunConflictError } from '../errors/RunConflictError';
 import { isDuplicateKey } from './Dialect';
 import { RunNotFoundError } from '../errors/RunNotFoundError';
 import type { Lifecycle } from '../ground/Lifecycle';
+import type { LeaseHolder } from '../ground/ProcessIdentity';
 import { dialectOf, type DialectName } from './Dialect';
 import { numbered } from './statements';
 import type { StoreConnection } from './StoreConnection';
@@ -11,8 +12,10 @@ import { toAttemptRow, toRunRow, toStepRow, type RunRow } from './rows';
 
 /** Who takes a run over after an operator action, and until when. */
 export interface Claim {
-  /** This process's worker id; null to leave the run `pending` for any worker. */
-  owner: string | null;
+  /** This runtime, to continue the run here; null to leave it `pending` for any worker. */
+  holder: LeaseHolder | null;
+  /** The token of this claim. */
+  token: string;
   leaseUntil: number | null;
   now: number;
 }
@@ -37,7 +40,7 @@ export class RunControl {
 
   /**
    * Puts a `failed` or `needs_attention` run back to work from the step that stopped it,
-   * with a fresh retry budget for that step. Returns the epoch the caller now holds.
+   * with a fresh retry budget for that step. Returns the epoch the claim holds.
    */
   async retry(runId: string, claim: Claim): Promise<number> {
     return this.transaction(`retry run "${runId}"`, async (sql) => {
@@ -125,20 +128,24 @@ export class RunControl {
       try {
         await sql(
           'INSERT INTO waymark_runs (id, workflow, version, status, args, result, error, owner, epoch, ' +
-            'lease_expires_at, wake_at, parent_run_id, created_at, updated_at, forked_from, forked_seq) ' +
-            'VALUES (?, ?, ?, ?, ?, NULL, NULL, ?, 1, ?, NULL, NULL, ?, ?, ?, ?)',
+            'lease_expires_at, wake_at, parent_run_id, created_at, updated_at, forked_from, forked_seq, ' +
+            'lease_host, lease_process, claim_token) ' +
+            'VALUES (?, ?, ?, ?, ?, NULL, NULL, ?, 1, ?, NULL, NULL, ?, ?, ?, ?, ?, ?, ?)',
           [
             newRunId,
             source.workflow,
             source.version,
-            claim.owner ? 'running' : 'pending',
+            claim.holder ? 'running' : 'pending',
             source.args,
-            claim.owner,
+            claim.holder?.owner ?? null,
             claim.leaseUntil,
             claim.now,
             claim.now,
             runId,
             fromSeq,
+            claim.holder?.host ?? null,
+            claim.holder?.process ?? null,
+            claim.holder ? claim.token : null,
           ],
         );
       } catch (error) {
@@ -228,11 +235,15 @@ export class RunControl {
 
   private async takeOver(sql: Sql, run: RunRow, claim: Claim): Promise<number> {
     await sql(
-      'UPDATE waymark_runs SET status = ?, owner = ?, epoch = epoch + 1, lease_expires_at = ?, ' +
-        'wake_at = NULL, error = NULL, result = NULL, parked_seq = NULL, updated_at = ? WHERE id = ? AND epoch = ?',
+      'UPDATE waymark_runs SET status = ?, owner = ?, lease_host = ?, lease_process = ?, claim_token = ?, ' +
+        'epoch = epoch + 1, lease_expires_at = ?, wake_at = NULL, error = NULL, result = NULL, parked_seq = NULL, ' +
+        'updated_at = ? WHERE id = ? AND epoch = ?',
       [
-        claim.owner ? 'running' : 'pending',
-        claim.owner,
+        claim.holder ? 'running' : 'pending',
+        claim.holder?.owner ?? null,
+        claim.holder?.host ?? null,
+        claim.holder?.process ?? null,
+        claim.holder ? claim.token : null,
         claim.leaseUntil,
         claim.now,
         run.id,

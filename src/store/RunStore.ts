@@ -19,16 +19,6 @@ export interface RunHistory {
   attempts: AttemptRow[];
 }
 
-/** A global idempotency key: which run's step holds it, and its result once completed. */
-export interface KeyRow {
-  key: string;
-  runId: string;
-  seq: number;
-  status: 'started' | 'completed';
-  output: string | null;
-  updatedAt: number;
-}
-
 /** The terminal or parked state a run is finished with. */
 export interface RunFinish {
   status: Extract<RunStatus, 'completed' | 'failed' | 'needs_attention'>;
@@ -71,6 +61,9 @@ export class RunStore {
         row.leaseExpiresAt,
         row.wakeAt,
         row.parentRunId,
+        row.leaseHost,
+        row.leaseProcess,
+        row.claimToken,
         row.createdAt,
         row.updatedAt,
       ]);
@@ -84,21 +77,6 @@ export class RunStore {
   async loadRun(runId: string): Promise<RunRow | undefined> {
     const { records } = await this.exec(`read run "${runId}"`, this.sql.selectRun, [runId]);
     return records[0] ? toRunRow(records[0]) : undefined;
-  }
-
-  /**
-   * Takes the run over from whoever held `expectedEpoch`, moving it to the next epoch.
-   * False when someone else moved it first.
-   */
-  async claimRun(run: RunRow, owner: string, leaseUntil: number, now: number): Promise<boolean> {
-    const { affected } = await this.exec(`claim run "${run.id}"`, this.sql.claimRun, [
-      owner,
-      leaseUntil,
-      now,
-      run.id,
-      run.epoch,
-    ]);
-    return affected === 1;
   }
 
   /** The run's whole history (step outcomes and failed attempts), in one query. */
@@ -167,25 +145,6 @@ export class RunStore {
     if (affected !== 1) throw new LeaseLostError(runId, epoch);
   }
 
-  /**
-   * Extends the leases of the runs `owner` executes now — only those: a run claimed but
-   * never started here (a claim retried through an outage) must lapse for others to take.
-   */
-  async renewLeases(
-    owner: string,
-    runIds: string[],
-    leaseUntil: number,
-    now: number,
-  ): Promise<void> {
-    if (runIds.length === 0) return;
-    await this.exec('renew run leases', this.sql.renewLeases(runIds.length), [
-      leaseUntil,
-      now,
-      owner,
-      ...runIds,
-    ]);
-  }
-
   /** Records a failed attempt (or a budget reset) of the step at `attempt.seq`. */
   async insertAttempt(attempt: AttemptRow, epoch: number): Promise<void> {
     const { affected } = await this.execAllowingDuplicate(
@@ -242,21 +201,6 @@ export class RunStore {
     if (affected !== 1) throw new LeaseLostError(runId, epoch);
   }
 
-  /**
-   * Runs to resume: `running` under a lapsed lease or under `owner` (this worker id, from a
-   * previous process), and `waiting` runs due by `now`.
-   */
-  async findRecoverable(owner: string, now: number, limit: number): Promise<RunRow[]> {
-    const { records } = await this.exec('find runs to recover', this.sql.selectRecoverable, [
-      now,
-      owner,
-      'waiting',
-      now,
-      limit,
-    ]);
-    return records.map(toRunRow);
-  }
-
   /** Records how an at-most-once step ended, over its intent marker. */
   async completeIntent(step: StepRow, epoch: number): Promise<void> {
     const { affected } = await this.exec(
@@ -278,67 +222,6 @@ export class RunStore {
     const stored = await this.loadStep(step.runId, step.seq);
     if (stored?.status === step.status && stored.output === step.output) return;
     throw new LeaseLostError(step.runId, epoch);
-  }
-
-  /** Takes a global idempotency key for `runId`/`seq`; false when someone holds it. */
-  async insertKey(key: string, runId: string, seq: number, now: number): Promise<boolean> {
-    try {
-      await this.exec(`claim idempotency key "${key}"`, this.sql.insertKey, [
-        key,
-        runId,
-        seq,
-        now,
-        now,
-      ]);
-      return true;
-    } catch (error) {
-      if (isDuplicateKey(error)) return false;
-      throw error;
-    }
-  }
-
-  async loadKey(key: string): Promise<KeyRow | undefined> {
-    const { records } = await this.exec(`read idempotency key "${key}"`, this.sql.selectKey, [key]);
-    const raw = records[0] as Record<string, unknown> | undefined;
-    if (!raw) return undefined;
-    return {
-      key: String(raw.idempotency_key),
-      runId: String(raw.run_id),
-      seq: Number(raw.seq),
-      status: String(raw.status) as KeyRow['status'],
-      output: typeof raw.output === 'string' ? raw.output : null,
-      updatedAt: Number(raw.updated_at),
-    };
-  }
-
-  /** Moves a key from a run that can no longer finish with it; false when it moved on. */
-  async takeOverKey(held: KeyRow, runId: string, seq: number, now: number): Promise<boolean> {
-    const { affected } = await this.exec(
-      `take over idempotency key "${held.key}"`,
-      this.sql.takeOverKey,
-      [runId, seq, now, held.key, held.runId, held.seq],
-    );
-    return affected === 1;
-  }
-
-  async completeKey(
-    key: string,
-    runId: string,
-    seq: number,
-    output: string,
-    now: number,
-  ): Promise<void> {
-    await this.exec(`complete idempotency key "${key}"`, this.sql.completeKey, [
-      output,
-      now,
-      key,
-      runId,
-      seq,
-    ]);
-  }
-
-  async releaseKey(key: string, runId: string, seq: number): Promise<void> {
-    await this.exec(`release idempotency key "${key}"`, this.sql.releaseKey, [key, runId, seq]);
   }
 
   /**

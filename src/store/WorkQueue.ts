@@ -1,11 +1,14 @@
-import type { RunRow } from './rows';
+import type { LeaseHolder } from '../ground/ProcessIdentity';
+import { CLAIM_SET, claimParams, DUE_SQL, LAPSED_SQL } from './Leases';
+import { toRunRow, type RunRow } from './rows';
 import type { RunStore } from './RunStore';
 import { numbered } from './statements';
-import { toRunRow } from './rows';
 
 /** Who claims work, for how long, and which workflows it can run. */
 export interface ClaimRequest {
-  owner: string;
+  holder: LeaseHolder;
+  /** The token of this claim, written on every run it takes. */
+  token: string;
   limit: number;
   now: number;
   leaseUntil: number;
@@ -14,8 +17,8 @@ export interface ClaimRequest {
   versions?: string[];
 }
 
-const DUE =
-  "(status = 'pending' OR (status = 'waiting' AND wake_at <= ?) OR (status = 'running' AND lease_expires_at < ?))";
+/** What a worker may take: pending, due, or abandoned (parameters: now, now). */
+const RUNNABLE = `(status = 'pending' OR ${DUE_SQL} OR ${LAPSED_SQL})`;
 
 /**
  * The queue workers pull from: runs that are pending, due (a timer, a backoff, a signal),
@@ -25,28 +28,25 @@ const DUE =
 export class WorkQueue {
   constructor(private readonly store: RunStore) {}
 
-  /** Claims up to `limit` runs for `owner`, each at a new epoch; returns them claimed. */
+  /** Claims up to `limit` runs, each at a new epoch under the request's token; returns them. */
   async claim(request: ClaimRequest): Promise<RunRow[]> {
     if (request.workflows.length === 0 || request.limit < 1) return [];
     const names = request.workflows.map(() => '?').join(', ');
-    const set =
-      "status = 'running', owner = ?, epoch = epoch + 1, lease_expires_at = ?, wake_at = NULL, " +
-      'waiting_for = NULL, updated_at = ?';
-    const claimParams = [request.owner, request.leaseUntil, request.now];
+    const set = claimParams(request.holder, request.token, request.leaseUntil, request.now);
     const versions = request.versions ?? [];
     const versionFilter =
       versions.length > 0 ? ` AND version IN (${versions.map(() => '?').join(', ')})` : '';
     const dueParams = [...request.workflows, ...versions, request.now, request.now, request.limit];
     const select =
-      `SELECT id FROM waymark_runs WHERE workflow IN (${names})${versionFilter} AND ${DUE} ` +
+      `SELECT id FROM waymark_runs WHERE workflow IN (${names})${versionFilter} AND ${RUNNABLE} ` +
       'ORDER BY created_at LIMIT ?';
     const { dialect } = this.store;
     if (dialect !== 'mysql') {
       // One statement: claim and read back (SQLite ≥ 3.35 and PostgreSQL have RETURNING).
       const lock = dialect === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : '';
-      const sql = `UPDATE waymark_runs SET ${set} WHERE id IN (${select}${lock}) RETURNING *`;
+      const sql = `UPDATE waymark_runs SET ${CLAIM_SET} WHERE id IN (${select}${lock}) RETURNING *`;
       const { records, raw } = await this.store.exec('claim runs', this.sql(sql), [
-        ...claimParams,
+        ...set,
         ...dueParams,
       ]);
       const rows = (records.length > 0 ? records : Array.isArray(raw) ? raw : []) as Array<
@@ -65,8 +65,8 @@ export class WorkQueue {
         const ids = (records as Array<{ id: string }>).map((r) => r.id);
         if (ids.length === 0) return [];
         const marks = ids.map(() => '?').join(', ');
-        await tx.exec('claim runs', `UPDATE waymark_runs SET ${set} WHERE id IN (${marks})`, [
-          ...claimParams,
+        await tx.exec('claim runs', `UPDATE waymark_runs SET ${CLAIM_SET} WHERE id IN (${marks})`, [
+          ...set,
           ...ids,
         ]);
         const claimed = await tx.exec(
@@ -88,7 +88,8 @@ export class WorkQueue {
     await this.store.exec(
       `release run "${runId}"`,
       this.sql(
-        "UPDATE waymark_runs SET status = 'pending', owner = NULL, lease_expires_at = NULL, updated_at = ? " +
+        "UPDATE waymark_runs SET status = 'pending', owner = NULL, lease_expires_at = NULL, lease_host = NULL, " +
+          'lease_process = NULL, claim_token = NULL, updated_at = ? ' +
           "WHERE id = ? AND epoch = ? AND status = 'running'",
       ),
       [now, runId, epoch],

@@ -21,6 +21,12 @@ export interface RunRow {
   /** For a fork: the run it was copied from, and the seq it diverges at. */
   forkedFrom: string | null;
   forkedSeq: number | null;
+  /** Where the lease holder runs (see `LeaseHolder.host`); null when no one holds it. */
+  leaseHost: string | null;
+  /** Which process and runtime holds the lease (see `LeaseHolder.process`). */
+  leaseProcess: string | null;
+  /** Unique to the claim that holds the run now. */
+  claimToken: string | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -90,6 +96,9 @@ export function toRunRow(raw: Raw): RunRow {
     waitingFor: strOrNull(raw.waiting_for),
     forkedFrom: strOrNull(raw.forked_from),
     forkedSeq: numOrNull(raw.forked_seq),
+    leaseHost: strOrNull(raw.lease_host),
+    leaseProcess: strOrNull(raw.lease_process),
+    claimToken: strOrNull(raw.claim_token),
     createdAt: num(raw.created_at),
     updatedAt: num(raw.updated_at),
   };

@@ -2,8 +2,9 @@ import type { DialectName } from './Dialect';
 
 const INSERTED_RUN_COLUMNS =
   'id, workflow, version, status, args, result, error, owner, epoch, lease_expires_at, ' +
-  'wake_at, parent_run_id, created_at, updated_at';
-const RUN_COLUMNS = `${INSERTED_RUN_COLUMNS}, parked_seq, waiting_for, forked_from, forked_seq`;
+  'wake_at, parent_run_id, lease_host, lease_process, claim_token, created_at, updated_at';
+/** Every column of a run row. */
+export const RUN_COLUMNS = `${INSERTED_RUN_COLUMNS}, parked_seq, waiting_for, forked_from, forked_seq`;
 const STEP_COLUMNS = 'seq, name, status, output, attempts, started_at, finished_at';
 
 /**
@@ -17,15 +18,10 @@ export function statementsFor(dialect: DialectName) {
   const lockShared = pg ? ' FOR SHARE' : '';
   return {
     insertRun: numbered(
-      `INSERT INTO waymark_runs (${INSERTED_RUN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO waymark_runs (${INSERTED_RUN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       pg,
     ),
     selectRun: numbered(`SELECT ${RUN_COLUMNS} FROM waymark_runs WHERE id = ?`, pg),
-    claimRun: numbered(
-      `UPDATE waymark_runs SET status = 'running', owner = ?, epoch = epoch + 1, ` +
-        `lease_expires_at = ?, wake_at = NULL, waiting_for = NULL, updated_at = ? WHERE id = ? AND epoch = ?`,
-      pg,
-    ),
     finishRun: numbered(
       `UPDATE waymark_runs SET status = ?, result = ?, error = ?, owner = NULL, ` +
         `lease_expires_at = NULL, updated_at = ? WHERE id = ? AND epoch = ?`,
@@ -64,37 +60,6 @@ export function statementsFor(dialect: DialectName) {
         'AND EXISTS (SELECT 1 FROM waymark_runs WHERE id = ? AND epoch = ?)',
       pg,
     ),
-    insertKey: numbered(
-      'INSERT INTO waymark_idempotency_keys (idempotency_key, run_id, seq, status, output, created_at, updated_at) ' +
-        "VALUES (?, ?, ?, 'started', NULL, ?, ?)",
-      pg,
-    ),
-    selectKey: numbered(
-      'SELECT idempotency_key, run_id, seq, status, output, updated_at FROM waymark_idempotency_keys ' +
-        'WHERE idempotency_key = ?',
-      pg,
-    ),
-    takeOverKey: numbered(
-      'UPDATE waymark_idempotency_keys SET run_id = ?, seq = ?, updated_at = ? ' +
-        "WHERE idempotency_key = ? AND run_id = ? AND seq = ? AND status = 'started'",
-      pg,
-    ),
-    completeKey: numbered(
-      "UPDATE waymark_idempotency_keys SET status = 'completed', output = ?, updated_at = ? " +
-        'WHERE idempotency_key = ? AND run_id = ? AND seq = ?',
-      pg,
-    ),
-    releaseKey: numbered(
-      'DELETE FROM waymark_idempotency_keys ' +
-        "WHERE idempotency_key = ? AND run_id = ? AND seq = ? AND status = 'started'",
-      pg,
-    ),
-    renewLeases: (count: number) =>
-      numbered(
-        'UPDATE waymark_runs SET lease_expires_at = ?, updated_at = ? ' +
-          `WHERE owner = ? AND status = 'running' AND id IN (${Array(count).fill('?').join(', ')})`,
-        pg,
-      ),
     // Releases the run until `wake_at`: no owner, no lease, nothing of it held in memory.
     suspendRun: numbered(
       "UPDATE waymark_runs SET status = 'waiting', wake_at = ?, waiting_for = ?, owner = NULL, " +
@@ -104,12 +69,6 @@ export function statementsFor(dialect: DialectName) {
     parkRun: numbered(
       "UPDATE waymark_runs SET status = 'needs_attention', error = ?, parked_seq = ?, owner = NULL, " +
         'lease_expires_at = NULL, updated_at = ? WHERE id = ? AND epoch = ?',
-      pg,
-    ),
-    // Abandoned (lease lapsed, or owned by this worker id in a previous life) or due.
-    selectRecoverable: numbered(
-      `SELECT ${RUN_COLUMNS} FROM waymark_runs WHERE (status = 'running' AND ` +
-        '(lease_expires_at < ? OR owner = ?)) OR (status = ? AND wake_at <= ?) ORDER BY created_at LIMIT ?',
       pg,
     ),
   };

@@ -1,8 +1,6 @@
-import type { DataSource } from 'typeorm';
 import { SimulatedCrash } from '../errors/SimulatedCrash';
-import type { Lifecycle } from '../ground/Lifecycle';
-import type { RuntimeKernel } from '../runtime/RuntimeKernel';
-import { WaymarkRuntime } from '../runtime/WaymarkRuntime';
+import { WaymarkRuntime, type RuntimeParts } from '../runtime/WaymarkRuntime';
+import type { DataSource } from 'typeorm';
 import type { Clock } from '../ground/Clock';
 import type { CrashPlan } from './CrashPlan';
 import { FakeClock } from './FakeClock';
@@ -26,12 +24,10 @@ export interface TestFamily {
 export class TestRuntime extends WaymarkRuntime {
   /** @internal Use `createTestRuntime()`. */
   constructor(
-    kernel: RuntimeKernel,
-    owned: { dataSource: DataSource; destroy: boolean },
-    lifecycle: Lifecycle,
+    parts: RuntimeParts,
     private readonly family: TestFamily,
   ) {
-    super(kernel, owned, lifecycle);
+    super(parts);
   }
 
   /**
@@ -86,9 +82,7 @@ export class TestRuntime extends WaymarkRuntime {
   }
 
   /** A dead runtime frees its connections, as the OS would for a dead process. */
-  private async release(): Promise<void> {
-    if (this.owned.destroy && this.owned.dataSource.isInitialized) {
-      await this.owned.dataSource.destroy();
-    }
+  private release(): Promise<void> {
+    return this.parts.release();
   }
 }

@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { createRuntime } from '../runtime/Waymark';
 import { Lifecycle } from '../ground/Lifecycle';
 import type { RuntimeOptions } from '../runtime/RuntimeOptions';
-import type { StepHooks } from '../runtime/StepHooks';
+import type { StepHooks } from '../runtime/execution/StepHooks';
 import { dataSourceOptionsFromUrl } from '../store/DatabaseUrl';
 import type { Clock } from '../ground/Clock';
 import { CrashPlan } from './CrashPlan';
@@ -82,7 +82,7 @@ async function launch(family: TestFamily, options: RuntimeOptions): Promise<Test
   const runtime = await createRuntime(
     { ...options, hooks },
     lifecycle,
-    (kernel, owned, life) => new TestRuntime(kernel, owned, life, family),
+    (parts) => new TestRuntime(parts, family),
   );
   family.latest = runtime;
   return runtime;

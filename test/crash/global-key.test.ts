@@ -21,8 +21,6 @@ const BODY_MS = 500;
 const HOLDER_BODY_MS = 5_000;
 /** Time the waiter spends in its claim loop before the holder is killed (first poll: 25 ms). */
 const WAITING_MS = 200;
-/** The children's `leaseDuration`. */
-const LEASE_MS = 1_000;
 
 const BACKENDS: Backend[] = ['mariadb', 'postgres'];
 
@@ -127,7 +125,7 @@ describe.each(BACKENDS)('one global idempotency key in two processes on %s', (ba
     expect(await keyRow(s, backend)).toEqual({ runId: runOf(executor), status: 'completed' });
   }, 30_000);
 
-  it('a holder killed mid-body keeps the key until its lease expires; the waiter then takes it over', async () => {
+  it('a holder killed mid-body keeps the key while it lives; once its process is gone the waiter takes it over', async () => {
     const s = await scenario('killed');
     const holderRun = invoiceRunId(s.invoice, 'holder');
     const waiterRun = invoiceRunId(s.invoice, 'waiter');
@@ -156,7 +154,8 @@ describe.each(BACKENDS)('one global idempotency key in two processes on %s', (ba
     expect(holder.lines.filter((l) => /^(completed|result) /.test(l))).toEqual([]);
     await waiter.succeeded();
 
-    // The waiter executed the body itself, once, and only after the holder's lease expired.
+    // The waiter executed the body itself, once, and only after the holder died (on this host
+    // it need not wait for the dead holder's lease to expire).
     const ledger = readLedger(s.ledgerPath);
     expect(ledger.map(({ runId, pid }) => ({ runId, pid }))).toEqual([
       { runId: holderRun, pid: holder.pid },
@@ -165,8 +164,7 @@ describe.each(BACKENDS)('one global idempotency key in two processes on %s', (ba
     expect(ledger.map((e) => e.key)).toEqual([invoiceKey(s.invoice), invoiceKey(s.invoice)]);
     const holderLease = await leaseExpiresAt(s, backend, holderRun);
     expect(holderLease).toBeGreaterThan(killedAt); // its run still looked alive when it died
-    expect(ledger[1].at).toBeGreaterThan(holderLease);
-    expect(ledger[1].at - killedAt).toBeLessThan(LEASE_MS + 2_000);
+    expect(ledger[1].at).toBeGreaterThan(killedAt);
     const expected: Invoice = {
       invoice: s.invoice,
       issuedBy: waiterRun,

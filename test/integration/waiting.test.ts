@@ -1,7 +1,6 @@
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import { DataSource } from 'typeorm';
 import {
-  LeaseLostError,
   RunCancelledError,
   RunFinishedError,
   RunNotFoundError,
@@ -215,11 +214,13 @@ describe.each(ALL_BACKENDS)('waiting for people and time on %s', (backend) => {
     }
   });
 
-  it('a process whose lease was taken over cannot write another checkpoint', async () => {
+  it('a process whose lease was taken over writes nothing more, and its caller still gets the result', async () => {
     await start();
     Approvals.stepDelayMs = 150;
     const r = id();
     const handle = await runtime.start(Approvals, 'longJob', [r, 4]);
+    const finishedHere: string[] = [];
+    runtime.on('run.completed', (event) => finishedHere.push(event.runId));
     for (let i = 0; i < 400 && log.count(handle.runId, 'work-1') === 0; i++) {
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
@@ -238,9 +239,15 @@ describe.each(ALL_BACKENDS)('waiting for people and time on %s', (backend) => {
       workerId: 'the-taker',
     });
     try {
+      const finishedThere: string[] = [];
+      other.on('run.completed', (event) => finishedThere.push(event.runId));
       other.startWorker({ pollInterval: '20ms' });
-      await expect(handle.result()).rejects.toBeInstanceOf(LeaseLostError);
+      // The caller here waits on: the run completes in the process that took it over.
+      await expect(handle.result()).resolves.toBe(4);
       await expect(other.handle(handle.runId).result()).resolves.toBe(4);
+      expect(finishedThere).toEqual([handle.runId]);
+      // The fenced-out execution did not finish the run.
+      expect(finishedHere.filter((e) => e === handle.runId)).toEqual([]);
       const history = await other.handle(handle.runId).history();
       expect(history.map((s) => s.name)).toEqual(['work', 'work', 'work', 'work']);
       // Only the step in flight when the lease was lost may have run twice.

@@ -4,6 +4,7 @@ import { M0002AddAttempts } from './M0002AddAttempts';
 import { M0003AddIdempotencyKeys } from './M0003AddIdempotencyKeys';
 import { M0004AddSignalsAndWaits } from './M0004AddSignalsAndWaits';
 import { M0005AddForks } from './M0005AddForks';
+import { M0006AddLeaseHolders } from './M0006AddLeaseHolders';
 
 /**
  * waymark's schema migrations, oldest first. Applied by the runtime unless
@@ -16,4 +17,5 @@ export const waymarkMigrations: ReadonlyArray<new () => MigrationInterface> = [
   M0003AddIdempotencyKeys,
   M0004AddSignalsAndWaits,
   M0005AddForks,
+  M0006AddLeaseHolders,
 ];

@@ -1,5 +1,5 @@
-import { StepTimeoutError } from '../errors/StepTimeoutError';
-import type { Clock } from '../ground/Clock';
+import { StepTimeoutError } from '../../errors/StepTimeoutError';
+import type { Clock } from '../../ground/Clock';
 
 /** How one attempt of a step body settled. */
 export type Settled = { ok: true; value: unknown } | { ok: false; error: unknown };

@@ -1,11 +1,30 @@
-import { SignalTimeoutError } from '../errors/SignalTimeoutError';
-import type { StepRow } from '../store/rows';
-import { SignalStore } from '../store/SignalStore';
-import type { ActiveRun } from './ActiveRun';
-import { encodeError } from '../codec/errorSnapshot';
+import type { Codec } from '../../codec/Codec';
+import { encodeError } from '../../codec/errorSnapshot';
+import { SignalTimeoutError } from '../../errors/SignalTimeoutError';
+import { sleepUnless, type Clock } from '../../ground/Clock';
+import type { Lifecycle } from '../../ground/Lifecycle';
+import type { StepRow } from '../../store/rows';
+import type { RunStore } from '../../store/RunStore';
+import { SignalStore } from '../../store/SignalStore';
+import type { RuntimeEvents } from '../RuntimeEvents';
+import type { RunState } from './RunState';
 import { RunSuspended } from './RunSuspended';
-import type { RuntimeKernel } from './RuntimeKernel';
-import type { StepRecords } from './StepRecords';
+import type { StepHooks } from './StepHooks';
+import type { StepReplay } from './StepReplay';
+import { insertCheckpoint } from './writers/PlainWriter';
+
+/** What durable waits use. */
+export interface DurableWaitsDeps {
+  readonly store: RunStore;
+  readonly codec: Codec;
+  readonly clock: Clock;
+  readonly events: RuntimeEvents;
+  readonly hooks: StepHooks;
+  readonly lifecycle: Lifecycle;
+  readonly replay: StepReplay;
+  /** Waits longer than this release the run (`waiting`) instead of holding the process. */
+  readonly durableDelayMs: number;
+}
 
 /**
  * Waits that survive restarts: `ctx.waitForSignal()` and `ctx.sleep()`. Each is a record at
@@ -16,15 +35,12 @@ import type { StepRecords } from './StepRecords';
 export class DurableWaits {
   private readonly signals: SignalStore;
 
-  constructor(
-    private readonly kernel: RuntimeKernel,
-    private readonly records: StepRecords,
-  ) {
-    this.signals = new SignalStore(kernel.store);
+  constructor(private readonly deps: DurableWaitsDeps) {
+    this.signals = new SignalStore(deps.store);
   }
 
   async waitForSignal(
-    run: ActiveRun,
+    run: RunState,
     seq: number,
     name: string,
     timeoutMs: number | undefined,
@@ -32,9 +48,9 @@ export class DurableWaits {
     const step = `signal:${name}`;
     const recorded = this.pending(run, seq, step);
     if (recorded && recorded.status !== 'started')
-      return this.records.replay(run, seq, step, recorded);
+      return this.deps.replay.replay(run, seq, step, recorded);
     await run.flush();
-    const { clock, codec, events, hooks } = this.kernel;
+    const { clock, codec, events, hooks } = this.deps;
     const point = { runId: run.runId, seq, step, target: step };
     hooks.beforeStep?.(point);
     const startedAt = recorded?.startedAt ?? clock.now();
@@ -89,15 +105,15 @@ export class DurableWaits {
     }
   }
 
-  async sleep(run: ActiveRun, seq: number, ms: number): Promise<void> {
+  async sleep(run: RunState, seq: number, ms: number): Promise<void> {
     const step = 'sleep';
     const recorded = this.pending(run, seq, step);
     if (recorded && recorded.status !== 'started') {
-      this.records.replay(run, seq, step, recorded);
+      this.deps.replay.replay(run, seq, step, recorded);
       return;
     }
     await run.flush();
-    const { clock, store, lifecycle, codec, hooks } = this.kernel;
+    const { clock, store, lifecycle, codec, hooks } = this.deps;
     const point = { runId: run.runId, seq, step, target: step };
     hooks.beforeStep?.(point);
     const startedAt = recorded?.startedAt ?? clock.now();
@@ -114,12 +130,12 @@ export class DurableWaits {
     if (!recorded) await store.insertStep(row, run.epoch);
     const dueAt = startedAt + ms;
     const remaining = dueAt - clock.now();
-    if (remaining > this.kernel.durableDelayMs) {
+    if (remaining > this.deps.durableDelayMs) {
       await store.suspendRun(run.runId, run.epoch, dueAt, step, clock.now());
       return this.suspended(run, dueAt);
     }
     if (remaining > 0)
-      await clock.sleep(remaining, AbortSignal.any([lifecycle.signal, run.cancellation.signal]));
+      await sleepUnless(clock, remaining, lifecycle.signal, run.cancellation.signal);
     await store.completeIntent(
       {
         ...row,
@@ -133,19 +149,19 @@ export class DurableWaits {
   }
 
   /** The record at `seq`, if any, after checking the code still waits there. */
-  private pending(run: ActiveRun, seq: number, step: string): StepRow | undefined {
+  private pending(run: RunState, seq: number, step: string): StepRow | undefined {
     run.assertRunnable();
     const recorded = run.history.get(seq);
-    if (recorded) this.records.checkName(run, seq, step, recorded);
+    if (recorded) this.deps.replay.checkName(run, seq, step, recorded);
     return recorded;
   }
 
-  private async finish(run: ActiveRun, row: StepRow, overIntent: boolean): Promise<void> {
-    if (overIntent) await this.kernel.store.completeIntent(row, run.epoch);
-    else await this.records.record(run, row);
+  private async finish(run: RunState, row: StepRow, overIntent: boolean): Promise<void> {
+    if (overIntent) await this.deps.store.completeIntent(row, run.epoch);
+    else await insertCheckpoint(this.deps.store, run, row);
   }
 
-  private suspended(run: ActiveRun, wakeAt: number | null): never {
+  private suspended(run: RunState, wakeAt: number | null): never {
     const suspended = new RunSuspended(run.runId, wakeAt);
     run.halt(suspended, 'suspended', wakeAt);
     throw suspended;

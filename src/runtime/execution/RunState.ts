@@ -1,4 +1,6 @@
-import type { AttemptRow, StepRow } from '../store/rows';
+import type { AttemptRow, StepRow } from '../../store/rows';
+import type { ClaimToken } from '../../store/Leases';
+import type { MethodCall } from './MethodCall';
 
 /**
  * How this process stopped executing a run before its workflow returned:
@@ -15,10 +17,11 @@ export interface RunHalt {
 }
 
 /**
- * The in-memory state of a run this process is executing: its recorded history, the
- * next sequence number, background writes not yet confirmed, and its cancellation signal.
+ * The in-memory state of one claim of a run executing here: the call, the claim every write
+ * is fenced by, the recorded history, the next sequence number, background writes not yet
+ * confirmed, and its cancellation signal.
  */
-export class ActiveRun {
+export class RunState {
   /** Aborted by `runtime.cancel()`; every step body of this run sees it through `ctx.signal`. */
   readonly cancellation = new AbortController();
   private seq = 0;
@@ -29,12 +32,24 @@ export class ActiveRun {
   private haltReason: RunHalt | undefined;
 
   constructor(
-    readonly runId: string,
-    readonly workflow: string,
-    readonly epoch: number,
+    readonly claim: ClaimToken,
+    readonly call: MethodCall,
     readonly history: ReadonlyMap<number, StepRow>,
     readonly attempts: ReadonlyMap<number, readonly AttemptRow[]> = new Map(),
   ) {}
+
+  get runId(): string {
+    return this.claim.runId;
+  }
+
+  /** The fencing epoch of this claim: every write is conditional on it. */
+  get epoch(): number {
+    return this.claim.epoch;
+  }
+
+  get workflow(): string {
+    return this.call.plan.workflow!.name;
+  }
 
   /** The sequence number the next call will take, without taking it. */
   peekSeq(): number {
@@ -86,4 +101,15 @@ export class ActiveRun {
     if (this.haltReason) throw this.haltReason.error;
     if (this.cancellation.signal.aborted) throw this.cancellation.signal.reason;
   }
+}
+
+/** Groups stored attempts by step sequence number. */
+export function attemptsBySeq(attempts: readonly AttemptRow[]): Map<number, AttemptRow[]> {
+  const bySeq = new Map<number, AttemptRow[]>();
+  for (const attempt of attempts) {
+    const list = bySeq.get(attempt.seq) ?? [];
+    list.push(attempt);
+    bySeq.set(attempt.seq, list);
+  }
+  return bySeq;
 }

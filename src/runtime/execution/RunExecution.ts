@@ -1,38 +1,55 @@
-import { LeaseLostError } from '../errors/LeaseLostError';
-import { SerializationError } from '../errors/SerializationError';
-import type { RunFinish } from '../store/RunStore';
-import type { ActiveRun } from './ActiveRun';
-import { encodeError } from '../codec/errorSnapshot';
+import type { Codec } from '../../codec/Codec';
+import { encodeError } from '../../codec/errorSnapshot';
+import { isLeaseLostError } from '../../errors/LeaseLostError';
+import { isSerializationError } from '../../errors/SerializationError';
+import type { Clock } from '../../ground/Clock';
+import type { Lifecycle } from '../../ground/Lifecycle';
+import type { Logger } from '../../ground/Logger';
+import type { RunFinish, RunStore } from '../../store/RunStore';
+import type { WorkQueue } from '../../store/WorkQueue';
+import type { RuntimeEvents } from '../RuntimeEvents';
 import type { Settled } from './invokeAttempt';
 import { isProcessAbort } from './processAbort';
 import type { RunOutcome } from './RunOutcome';
-import { RunScope } from './RunScope';
-import type { RuntimeKernel } from './RuntimeKernel';
-import type { MethodCall } from './WorkflowCall';
+import { RunScope, type RunOperations } from './RunScope';
+import type { RunState } from './RunState';
+
+/** What executing a claimed run uses. */
+export interface RunExecutionDeps {
+  readonly operations: RunOperations;
+  readonly store: RunStore;
+  readonly queue: WorkQueue;
+  readonly codec: Codec;
+  readonly clock: Clock;
+  readonly events: RuntimeEvents;
+  readonly lifecycle: Lifecycle;
+  readonly logger: Logger;
+}
+
+type Ended = Exclude<RunOutcome, { status: 'waiting' }>;
 
 /**
- * Executes a claimed run: calls the workflow method inside the run's scope, then stores
- * how it ended with one write. A process-level stop (crash, lost lease, closed runtime,
- * database gone) writes nothing, so the run stays resumable.
+ * Executes one claim of a run: calls the workflow method inside the run's scope (its history
+ * already loaded), then stores how it ended with one write. A process-level stop (crash,
+ * lost lease, closed runtime, database gone) writes nothing, so the run stays resumable.
  */
-export class RunExecutor {
-  constructor(private readonly kernel: RuntimeKernel) {}
+export class RunExecution {
+  constructor(private readonly deps: RunExecutionDeps) {}
 
-  async execute(run: ActiveRun, call: MethodCall, resumed: boolean): Promise<RunOutcome> {
-    const { events, lifecycle } = this.kernel;
+  async execute(run: RunState, resumed: boolean): Promise<RunOutcome> {
+    const { events, lifecycle, operations } = this.deps;
     const ids = { runId: run.runId, workflow: run.workflow };
     if (resumed) events.emit('run.resumed', { ...ids, recordedSteps: run.history.size });
     else events.emit('run.started', ids);
 
-    const scope = RunScope.forRun(this.kernel, run);
-    const settled = await this.untilDeath(
-      scope
-        .enter(() => call.policies.original.apply(call.instance, call.args))
-        .then(async (value) => {
-          await run.flush();
-          return value;
-        }),
-    ).then(
+    const { call } = run;
+    const body = RunScope.forRun(operations, run)
+      .enter(() => call.policies.original.apply(call.instance, call.args))
+      .then(async (value) => {
+        await run.flush();
+        return value;
+      });
+    const settled = await this.untilDeath(body).then(
       (value): Settled => ({ ok: true, value }),
       (error: unknown): Settled => ({ ok: false, error }),
     );
@@ -57,7 +74,7 @@ export class RunExecutor {
     lifecycle.assertAlive(`finish run "${run.runId}"`);
 
     const { finish, outcome } = this.conclude(run, settled);
-    await this.kernel.store.finishRun(run.runId, run.epoch, finish, this.kernel.clock.now());
+    await this.deps.store.finishRun(run.runId, run.epoch, finish, this.deps.clock.now());
     if (outcome.status === 'completed') events.emit('run.completed', ids);
     else if (outcome.status === 'needs_attention')
       events.emit('run.needs_attention', { ...ids, error: outcome.error });
@@ -65,11 +82,8 @@ export class RunExecutor {
     return outcome;
   }
 
-  private conclude(
-    run: ActiveRun,
-    settled: Settled,
-  ): { finish: RunFinish; outcome: Exclude<RunOutcome, { status: 'waiting' }> } {
-    const { codec } = this.kernel;
+  private conclude(run: RunState, settled: Settled): { finish: RunFinish; outcome: Ended } {
+    const { codec } = this.deps;
     if (run.halted) {
       const { error } = run.halted;
       return {
@@ -85,7 +99,7 @@ export class RunExecutor {
           outcome: { status: 'completed', result: settled.value },
         };
       } catch (error) {
-        if (!(error instanceof SerializationError)) throw error;
+        if (!isSerializationError(error)) throw error;
         settled = { ok: false, error };
       }
     }
@@ -99,15 +113,13 @@ export class RunExecutor {
    * A run stopped because the runtime is closing goes back to the queue, so another
    * process continues it at once instead of after its lease lapses.
    */
-  private async handOverIfClosing(run: ActiveRun, error: unknown): Promise<void> {
-    const { lifecycle, queue, clock, logger } = this.kernel;
-    if (!lifecycle.isClosing || error instanceof LeaseLostError) return;
+  private async handOverIfClosing(run: RunState, error: unknown): Promise<void> {
+    const { lifecycle, queue, clock, logger } = this.deps;
+    if (!lifecycle.isClosing || isLeaseLostError(error)) return;
     await queue.release(run.runId, run.epoch, clock.now()).catch((reason: unknown) => {
       logger.warn(
         `could not hand run "${run.runId}" over; another process takes it when its lease lapses`,
-        {
-          error: reason,
-        },
+        { error: reason },
       );
     });
   }
@@ -115,7 +127,7 @@ export class RunExecutor {
   /** Settles with `work`, or rejects at once if the runtime is killed first. */
   private untilDeath<T>(work: Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      const unwatch = this.kernel.lifecycle.watchDeath(reject);
+      const unwatch = this.deps.lifecycle.watchDeath(reject);
       work.then(
         (value) => {
           unwatch();

@@ -1,0 +1,84 @@
+import type { Codec } from '../codec/Codec';
+import { ConfigurationError } from '../errors/ConfigurationError';
+import { RunCancelledError } from '../errors/RunCancelledError';
+import type { Clock } from '../ground/Clock';
+import type { LeaseHolder } from '../ground/ProcessIdentity';
+import type { Claim, RunControl } from '../store/RunControl';
+import type { Executions } from './execution/Executions';
+import { newClaimToken } from './execution/RunAcquirer';
+import type { RuntimeEvents } from './RuntimeEvents';
+import type { Runs } from './Runs';
+
+/** Operator actions: `queue: true` leaves the run `pending` for a worker instead of continuing it here. */
+export interface QueueOption {
+  queue?: boolean;
+}
+
+/** What operator actions use. */
+export interface OperatorActionsDeps {
+  readonly control: RunControl;
+  readonly runs: Runs;
+  readonly executions: Executions;
+  readonly codec: Codec;
+  readonly clock: Clock;
+  readonly events: RuntimeEvents;
+  readonly self: LeaseHolder;
+  readonly leaseMs: number;
+}
+
+/**
+ * What an operator does to stored runs — retry, resolve a parked step, fork, cancel — each
+ * one transaction that also claims the run for this runtime (a new epoch and token), so the
+ * run continues here at once, or is left `pending` for a worker.
+ */
+export class OperatorActions {
+  constructor(private readonly deps: OperatorActionsDeps) {}
+
+  async retry(runId: string, options: QueueOption): Promise<void> {
+    const claim = this.claim(options);
+    const epoch = await this.deps.control.retry(runId, claim);
+    this.continueHere(runId, epoch, claim);
+  }
+
+  async resolveStep(runId: string, value: unknown, options: QueueOption): Promise<void> {
+    const output = this.deps.codec.encode(value, 'value');
+    const claim = this.claim(options);
+    const epoch = await this.deps.control.resolveStep(runId, output, claim);
+    this.continueHere(runId, epoch, claim);
+  }
+
+  async fork(runId: string, newRunId: string, fromSeq: number, options: QueueOption) {
+    if (!Number.isInteger(fromSeq) || fromSeq < 0) {
+      throw new ConfigurationError(
+        `fork(): fromSeq must be a sequence number (an integer ≥ 0), got ${String(fromSeq)}`,
+      );
+    }
+    if (newRunId.length === 0 || newRunId.length > 255) {
+      throw new ConfigurationError(
+        'fork(): newRunId must be a non-empty string of at most 255 characters',
+      );
+    }
+    const claim = this.claim(options);
+    await this.deps.control.fork(runId, newRunId, fromSeq, claim);
+    this.continueHere(newRunId, 1, claim);
+  }
+
+  async cancel(runId: string, reason: string | undefined): Promise<void> {
+    const { control, codec, clock, executions, events } = this.deps;
+    const error = new RunCancelledError(runId, reason);
+    await control.cancel(runId, codec.encode(error, 'error'), clock.now());
+    executions.cancelLocal(runId, error);
+    events.emit('run.cancelled', { runId, reason });
+  }
+
+  private claim(options: QueueOption): Claim {
+    const now = this.deps.clock.now();
+    const token = newClaimToken();
+    if (options.queue) return { holder: null, token, leaseUntil: null, now };
+    return { holder: this.deps.self, token, leaseUntil: now + this.deps.leaseMs, now };
+  }
+
+  private continueHere(runId: string, epoch: number, claim: Claim): void {
+    if (claim.holder) this.deps.runs.adoptOperatorClaim({ runId, epoch, token: claim.token });
+  }
+}

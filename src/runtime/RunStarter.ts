@@ -1,0 +1,100 @@
+import { randomUUID } from 'node:crypto';
+import { Codec } from '../codec/Codec';
+import { ConfigurationError } from '../errors/ConfigurationError';
+import type { Clock } from '../ground/Clock';
+import type { Lifecycle } from '../ground/Lifecycle';
+import type { RunStore } from '../store/RunStore';
+import type { RunIdentity } from './execution/Acquisition';
+import type { Executions } from './execution/Executions';
+import type { MethodCall } from './execution/MethodCall';
+import { assertSameRun, newRunRow, type RunAcquirer } from './execution/RunAcquirer';
+import type { RunOutcome } from './execution/RunOutcome';
+
+/** Options of one start. */
+export interface StartCallOptions {
+  runId?: string;
+  parentRunId?: string;
+  /** Record the run as `pending` for a worker instead of executing it here. */
+  queue?: boolean;
+}
+
+/** A run that is durably recorded; `outcome` settles when this process's part in it ends. */
+export interface Started {
+  readonly runId: string;
+  readonly outcome: Promise<RunOutcome>;
+}
+
+/** What starting runs uses. */
+export interface RunStarterDeps {
+  readonly store: RunStore;
+  readonly codec: Codec;
+  readonly clock: Clock;
+  readonly lifecycle: Lifecycle;
+  readonly executions: Executions;
+  readonly acquirer: RunAcquirer;
+}
+
+const MAX_RUN_ID_LENGTH = 255;
+
+/** The outcome of a run queued for a worker, as seen by the process that queued it. */
+const QUEUED: RunOutcome = { status: 'waiting', wakeAt: null };
+
+/**
+ * Turns a workflow call into a run: creates it (one write, claimed by this runtime), or
+ * finds the stored run with that id and resumes it, returns its stored outcome, or joins
+ * its execution here. Arguments that differ from the stored ones are a conflict, never a
+ * resume.
+ */
+export class RunStarter {
+  constructor(private readonly deps: RunStarterDeps) {}
+
+  async start(call: MethodCall, options: StartCallOptions = {}): Promise<Started> {
+    const { lifecycle, codec, executions, acquirer } = this.deps;
+    const workflow = call.plan.workflow!;
+    lifecycle.assertOpen(`start workflow "${workflow.name}"`);
+    const runId = options.runId ?? deriveRunId(call);
+    const identity: RunIdentity = {
+      workflow: workflow.name,
+      args: Codec.canonical(codec.encode(call.args, 'args')),
+    };
+    if (options.queue) return this.queue(call, runId, identity, options.parentRunId);
+    const joined = executions.find(runId);
+    if (joined?.identity) assertSameRun({ id: runId, ...joined.identity }, identity);
+    const tracked =
+      joined ??
+      executions.ensure(runId, identity, () =>
+        acquirer.create(call, runId, identity, options.parentRunId),
+      );
+    await tracked.acquired;
+    return { runId, outcome: tracked.outcome };
+  }
+
+  /** Records the run `pending` for a worker; nothing executes or watches it here. */
+  private async queue(
+    call: MethodCall,
+    runId: string,
+    identity: RunIdentity,
+    parentRunId: string | undefined,
+  ): Promise<Started> {
+    const { store, clock } = this.deps;
+    const row = newRunRow(runId, call, identity, parentRunId ?? null, clock.now());
+    if (!(await store.insertRun(row))) {
+      const stored = await store.loadRun(runId);
+      if (stored) assertSameRun(stored, identity);
+    }
+    return { runId, outcome: Promise.resolve(QUEUED) };
+  }
+}
+
+function deriveRunId(call: MethodCall): string {
+  const workflow = call.plan.workflow!;
+  if (!workflow.id) return randomUUID();
+  const id: unknown = workflow.id(...call.args);
+  if (typeof id !== 'string' || id.length === 0 || id.length > MAX_RUN_ID_LENGTH) {
+    throw new ConfigurationError(
+      `@Workflow id of "${workflow.name}" returned ${typeof id === 'string' ? `a string of ${id.length} characters` : typeof id}; ` +
+        `it must return a non-empty string of at most ${MAX_RUN_ID_LENGTH} characters`,
+    );
+  }
+  return id;
+}

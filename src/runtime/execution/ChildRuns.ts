@@ -1,0 +1,60 @@
+import type { Clock } from '../../ground/Clock';
+import type { RunStore } from '../../store/RunStore';
+import type { Settled } from './invokeAttempt';
+import type { MethodCall } from './MethodCall';
+import type { RunOutcome } from './RunOutcome';
+import type { RunState } from './RunState';
+import type { StepReplay } from './StepReplay';
+import { insertCheckpoint } from './writers/PlainWriter';
+
+/** Starts (or finds) a child run and waits until it ends; given by the runtime. */
+export type ChildStarter = (
+  call: MethodCall,
+  options: { runId: string | undefined; parentRunId: string },
+) => Promise<RunOutcome>;
+
+/**
+ * A `@Workflow` called inside a run: a run of its own (id `${parent}/${seq}` unless its
+ * `id` option derives one), whose outcome is recorded in the parent like a step's, so a
+ * resumed parent does not start it again.
+ */
+export class ChildRuns {
+  constructor(
+    private readonly store: RunStore,
+    private readonly clock: Clock,
+    private readonly replay: StepReplay,
+    private readonly startChild: ChildStarter,
+  ) {}
+
+  async run(run: RunState, seq: number, call: MethodCall): Promise<unknown> {
+    const workflow = call.plan.workflow!;
+    run.assertRunnable();
+    const recorded = run.history.get(seq);
+    if (recorded) return this.replay.replay(run, seq, workflow.name, recorded);
+    await run.flush();
+    const startedAt = this.clock.now();
+    const runId = workflow.id ? undefined : `${run.runId}/${seq}`;
+    const outcome = await this.startChild(call, { runId, parentRunId: run.runId });
+    if (outcome.status === 'needs_attention') {
+      run.halt(outcome.error, 'needs_attention');
+      throw outcome.error;
+    }
+    const settled: Settled =
+      outcome.status === 'completed'
+        ? { ok: true, value: outcome.result }
+        : { ok: false, error: (outcome as { error: unknown }).error };
+    const built = this.replay.build(
+      run,
+      seq,
+      workflow.name,
+      settled,
+      1,
+      startedAt,
+      this.clock.now(),
+    );
+    const stored = await insertCheckpoint(this.store, run, built.row);
+    if (stored !== built.row) return this.replay.replay(run, seq, workflow.name, stored);
+    if (built.settled.ok) return built.settled.value;
+    throw built.settled.error;
+  }
+}

@@ -1,0 +1,28 @@
+import { RuntimeClosedError } from '../../errors/RuntimeClosedError';
+import type { Clock } from '../../ground/Clock';
+import type { Lifecycle } from '../../ground/Lifecycle';
+import type { WorkQueue } from '../../store/WorkQueue';
+import type { RunState } from './RunState';
+
+/**
+ * While the runtime closes (a deploy), a run reaching a step boundary goes back to the
+ * queue for another process to continue at once, instead of starting more work here.
+ */
+export class HandOver {
+  constructor(
+    private readonly queue: WorkQueue,
+    private readonly clock: Clock,
+    private readonly lifecycle: Lifecycle,
+  ) {}
+
+  /** Releases `run` and stops it here if the runtime is closing; otherwise nothing. */
+  async atBoundary(run: RunState): Promise<void> {
+    if (!this.lifecycle.isClosing) return;
+    await this.queue.release(run.runId, run.epoch, this.clock.now());
+    const error = new RuntimeClosedError(
+      `continue run "${run.runId}" here (handed over to another process)`,
+    );
+    run.halt(error, 'abort');
+    throw error;
+  }
+}

@@ -1,0 +1,49 @@
+import type { Clock } from '../../ground/Clock';
+import type { RunStore } from '../../store/RunStore';
+import type { RunState } from './RunState';
+import type { StepReplay } from './StepReplay';
+import { insertCheckpoint } from './writers/PlainWriter';
+
+/**
+ * Values a workflow must see identically on every replay (`ctx.now()`, `ctx.random()`,
+ * `ctx.uuid()`, `ctx.patched()`), each recorded at its sequence number. Synchronous for the
+ * caller: the write goes on in the background and completes before the next step's body.
+ */
+export class RecordedValues {
+  constructor(
+    private readonly store: RunStore,
+    private readonly clock: Clock,
+    private readonly replay: StepReplay,
+  ) {}
+
+  record<T>(run: RunState, name: string, produce: () => T): T {
+    run.assertRunnable();
+    const seq = run.nextSeq();
+    const recorded = run.history.get(seq);
+    if (recorded) return this.replay.replay(run, seq, name, recorded) as T;
+    const value = produce();
+    const now = this.clock.now();
+    const { row, settled } = this.replay.build(run, seq, name, { ok: true, value }, 1, now, now);
+    if (!settled.ok) throw settled.error;
+    run.track(insertCheckpoint(this.store, run, row));
+    return value;
+  }
+
+  /**
+   * True on the code path a run takes when it reaches this point on new code (recorded as a
+   * marker), false for a run whose history shows it passed this point on old code (then
+   * nothing is consumed, so the rest of its history still lines up).
+   */
+  patched(run: RunState, id: string): boolean {
+    run.assertRunnable();
+    const marker = `patch:${id}`;
+    const recorded = run.history.get(run.peekSeq());
+    if (recorded && recorded.name !== marker) return false;
+    return this.record(run, marker, () => true);
+  }
+
+  /** Consumes the marker of runs that recorded one, and nothing else. */
+  deprecatePatch(run: RunState, id: string): void {
+    if (run.history.get(run.peekSeq())?.name === `patch:${id}`) run.nextSeq();
+  }
+}

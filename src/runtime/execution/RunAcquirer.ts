@@ -1,0 +1,180 @@
+import { randomBytes } from 'node:crypto';
+import { Codec } from '../../codec/Codec';
+import { RunConflictError } from '../../errors/RunConflictError';
+import type { Clock } from '../../ground/Clock';
+import type { LeaseHolder } from '../../ground/ProcessIdentity';
+import { leaseLapsed, type ClaimToken, type Leases } from '../../store/Leases';
+import type { RunRow } from '../../store/rows';
+import type { RunStore } from '../../store/RunStore';
+import type { Acquisition, RunIdentity } from './Acquisition';
+import type { MethodCall } from './MethodCall';
+import { attemptsBySeq, RunState } from './RunState';
+import { storedOutcome } from './storedOutcome';
+
+/** What acquiring runs uses. */
+export interface RunAcquirerDeps {
+  readonly store: RunStore;
+  readonly leases: Leases;
+  readonly codec: Codec;
+  readonly clock: Clock;
+  /** This runtime, as it appears on the leases it holds. */
+  readonly self: LeaseHolder;
+  readonly leaseMs: number;
+  /** Called when a caller finds its run held by a live holder elsewhere. */
+  readonly onHeld: (row: RunRow) => void;
+}
+
+/** How to treat a stored run that is not ended. */
+export interface AcquireOptions {
+  /** Claim a `pending` (queued) run too; a waiting caller leaves those to workers. */
+  readonly takePending: boolean;
+  /** Say so (once) when the run is held elsewhere: the caller expects it to run now. */
+  readonly announce: boolean;
+}
+
+/** A token for one claim: no other claim, in any process, has it. */
+export function newClaimToken(): string {
+  return randomBytes(12).toString('hex');
+}
+
+/**
+ * Turns "execute this run here" into an {@link Acquisition}, in the fewest round trips:
+ * a new run is created already claimed (one write); a stored one is claimed with one
+ * conditional statement, then its whole history loaded in one query.
+ */
+export class RunAcquirer {
+  constructor(private readonly deps: RunAcquirerDeps) {}
+
+  /** Creates the run claimed by this runtime, or acquires the stored run with that id. */
+  async create(
+    call: MethodCall,
+    runId: string,
+    identity: RunIdentity,
+    parentRunId: string | undefined,
+  ): Promise<Acquisition> {
+    const { store, clock, self, leaseMs } = this.deps;
+    const token = newClaimToken();
+    const now = clock.now();
+    const holding = { holder: self, token, leaseUntil: now + leaseMs };
+    const row = newRunRow(runId, call, identity, parentRunId ?? null, now, holding);
+    const claim: ClaimToken = { runId, epoch: 1, token };
+    if (await store.insertRun(row)) return this.claimed(claim, call, new Map(), [], false);
+    const stored = await store.loadRun(runId);
+    if (!stored) throw new RunConflictError(runId, 'and vanished while being read; try again');
+    // A retry through a lost connection found this very insert committed.
+    if (stored.claimToken === token && stored.epoch === 1) {
+      return this.claimed(claim, call, new Map(), [], false);
+    }
+    assertSameRun(stored, identity);
+    return this.fromRow(stored, call, { takePending: true, announce: true });
+  }
+
+  /** Acquires a stored run: its outcome, or a claim on it, or "held elsewhere". */
+  async fromRow(row: RunRow, call: MethodCall, options: AcquireOptions): Promise<Acquisition> {
+    const { clock, self, leases, leaseMs } = this.deps;
+    const now = clock.now();
+    switch (row.status) {
+      case 'completed':
+      case 'failed':
+      case 'cancelled':
+      case 'needs_attention':
+        return { kind: 'settled', outcome: storedOutcome(this.deps.codec, row) };
+      case 'waiting':
+        if (row.wakeAt === null || row.wakeAt > now)
+          return { kind: 'settled', outcome: storedOutcome(this.deps.codec, row) };
+        break;
+      case 'pending':
+        if (!options.takePending) return { kind: 'held', row };
+        break;
+      case 'running':
+        if (!leaseLapsed(row, now, self)) {
+          if (options.announce) this.deps.onHeld(row);
+          return { kind: 'held', row };
+        }
+    }
+    const claim = await leases.claim(row, self, newClaimToken(), now + leaseMs, now);
+    if (!claim) return { kind: 'held', row };
+    // A run that already began elsewhere resumes, even with nothing recorded yet.
+    return this.load(claim, call, row.status !== 'pending');
+  }
+
+  /** A claim made already (a worker's, an operator's): load the history and execute. */
+  async load(claim: ClaimToken, call: MethodCall, begunBefore: boolean): Promise<Acquisition> {
+    const { steps, attempts } = await this.deps.store.loadHistory(claim.runId);
+    const history = new Map(steps.map((step) => [step.seq, step]));
+    return this.claimed(claim, call, history, attempts, begunBefore);
+  }
+
+  private claimed(
+    claim: ClaimToken,
+    call: MethodCall,
+    history: RunState['history'],
+    attempts: Parameters<typeof attemptsBySeq>[0],
+    begunBefore: boolean,
+  ): Acquisition {
+    const state = new RunState(claim, call, history, attemptsBySeq(attempts));
+    const resumed = begunBefore || history.size > 0 || attempts.length > 0;
+    return { kind: 'claimed', state, resumed };
+  }
+}
+
+/** Who a new run is claimed by as it is created. */
+export interface Holding {
+  readonly holder: LeaseHolder;
+  readonly token: string;
+  readonly leaseUntil: number;
+}
+
+/** A new run row for `call`: claimed by `holding`, or `pending` for a worker without it. */
+export function newRunRow(
+  runId: string,
+  call: MethodCall,
+  identity: RunIdentity,
+  parentRunId: string | null,
+  now: number,
+  holding?: Holding,
+): RunRow {
+  return {
+    id: runId,
+    workflow: identity.workflow,
+    version: call.plan.workflow?.version ?? null,
+    status: holding ? 'running' : 'pending',
+    args: identity.args,
+    result: null,
+    error: null,
+    owner: holding?.holder.owner ?? null,
+    epoch: 1,
+    leaseExpiresAt: holding?.leaseUntil ?? null,
+    wakeAt: null,
+    parentRunId,
+    parkedSeq: null,
+    waitingFor: null,
+    forkedFrom: null,
+    forkedSeq: null,
+    leaseHost: holding?.holder.host ?? null,
+    leaseProcess: holding?.holder.process ?? null,
+    claimToken: holding?.token ?? null,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+/** A run id names one call of one workflow: another workflow or other arguments conflict. */
+export function assertSameRun(
+  existing: RunIdentity & { readonly id: string },
+  identity: RunIdentity,
+): void {
+  const id = existing.id;
+  if (existing.workflow !== identity.workflow) {
+    throw new RunConflictError(
+      id,
+      `for workflow "${existing.workflow}", not "${identity.workflow}"`,
+    );
+  }
+  if (Codec.canonical(existing.args) !== identity.args) {
+    throw new RunConflictError(
+      id,
+      `with different arguments; a run id names one call of "${identity.workflow}"`,
+    );
+  }
+}

@@ -1,0 +1,169 @@
+import type { Codec } from '../../codec/Codec';
+import { encodeError } from '../../codec/errorSnapshot';
+import { RetriesExhaustedError, summarizeAttempt } from '../../errors/RetriesExhaustedError';
+import { sleepUnless, type Clock } from '../../ground/Clock';
+import type { Lifecycle } from '../../ground/Lifecycle';
+import { decideRetry, type ResolvedRetryPolicy } from '../../policies/RetryPolicy';
+import type { AttemptRow } from '../../store/rows';
+import type { RunStore } from '../../store/RunStore';
+import type { RuntimeEvents } from '../RuntimeEvents';
+import { replayAttempts, type AttemptHistory } from './AttemptHistory';
+import { invokeAttempt, type Settled } from './invokeAttempt';
+import { isProcessAbort } from './processAbort';
+import type { RunState } from './RunState';
+import { RunSuspended } from './RunSuspended';
+import type { StepHookPoint, StepHooks } from './StepHooks';
+
+/** One step call to execute, with what its decorators recorded. */
+export interface AttemptPlan {
+  readonly run: RunState;
+  readonly point: StepHookPoint;
+  readonly policy: ResolvedRetryPolicy | undefined;
+  readonly timeoutMs: number | undefined;
+  /** Runs the body once, in the step's scope, for `attempt` with `signal`. */
+  readonly body: (attempt: number, signal: AbortSignal) => Promise<unknown>;
+}
+
+/** The step's final settlement and how many attempts it took; `park` asks for an operator. */
+export type AttemptsOutcome = Settled & { readonly attempts: number; readonly park?: boolean };
+
+/** What the retry loop uses. */
+export interface StepAttemptsDeps {
+  readonly store: RunStore;
+  readonly codec: Codec;
+  readonly clock: Clock;
+  readonly events: RuntimeEvents;
+  readonly hooks: StepHooks;
+  readonly lifecycle: Lifecycle;
+  /** Waits longer than this release the run (`waiting`) instead of holding the process. */
+  readonly durableDelayMs: number;
+}
+
+/**
+ * The retry loop of one step: runs attempts until one succeeds, an error is permanent, or
+ * the budget is spent. The pure policy decides each delay; every failed attempt that will
+ * be retried is stored (with when the next is due) before waiting, so a crash resumes the
+ * count and the wait where they were. A wait past the durable threshold releases the run.
+ */
+export class StepAttempts {
+  constructor(private readonly deps: StepAttemptsDeps) {}
+
+  async run(plan: AttemptPlan): Promise<AttemptsOutcome> {
+    const { run, point, policy } = plan;
+    const stored = replayAttempts(run.attempts.get(point.seq) ?? [], (row) => this.decode(row));
+    let { budgetUsed, nextAt, nextNumber, lastError } = stored;
+    const summaries = [...stored.summaries];
+    let previousDelay: number | undefined;
+    for (;;) {
+      if (policy && budgetUsed >= policy.maxAttempts) {
+        // Spent before a crash: decide again from what was stored, without running the body.
+        return this.exhausted(plan, budgetUsed, summaries, lastError);
+      }
+      if (nextAt !== undefined) await this.waitUntil(run, nextAt);
+      const attempt = budgetUsed + 1;
+      const settled = await this.attempt(plan, attempt);
+      if (settled.ok) return { ...settled, attempts: attempt };
+      const { error } = settled;
+      if (isProcessAbort(error) || run.cancellation.signal.aborted) throw error;
+      if (!policy) return { ok: false, error, attempts: attempt };
+      const now = this.deps.clock.now();
+      const decision = decideRetry(policy, error, attempt, previousDelay, now, Math.random);
+      summaries.push(summarizeAttempt(attempt, error));
+      if (!decision.retry) {
+        if (decision.exhausted) return this.exhausted(plan, attempt, summaries, error, nextNumber);
+        return { ok: false, error, attempts: attempt };
+      }
+      nextAt = now + decision.delayMs;
+      await this.recordFailure(plan, nextNumber, error, nextAt);
+      this.deps.events.emit('step.retrying', {
+        ...this.ids(plan),
+        attempt,
+        delayMs: decision.delayMs,
+        error,
+      });
+      [budgetUsed, lastError, previousDelay] = [attempt, error, decision.delayMs];
+      nextNumber++;
+    }
+  }
+
+  private attempt(plan: AttemptPlan, attempt: number): Promise<Settled> {
+    const { run, point } = plan;
+    run.assertRunnable();
+    this.deps.lifecycle.assertAlive(`run step "${point.step}"`);
+    this.deps.hooks.onExecute?.(point);
+    this.deps.events.emit('step.attempt', { ...this.ids(plan), attempt });
+    return invokeAttempt((signal) => plan.body(attempt, signal), {
+      step: point.step,
+      timeoutMs: plan.timeoutMs,
+      clock: this.deps.clock,
+      cancellation: run.cancellation.signal,
+    });
+  }
+
+  /**
+   * The budget is spent: throw `RetriesExhaustedError` into the workflow, or, with
+   * `onExhausted: 'intervene'`, store the last failure and ask the caller to park the run.
+   */
+  private async exhausted(
+    plan: AttemptPlan,
+    attempts: number,
+    summaries: AttemptHistory['summaries'],
+    lastError: unknown,
+    unrecordedAttempt?: number,
+  ): Promise<AttemptsOutcome> {
+    const error = new RetriesExhaustedError(plan.point.step, attempts, [...summaries], lastError);
+    if (plan.policy?.onExhausted !== 'intervene') return { ok: false, error, attempts };
+    if (unrecordedAttempt !== undefined) {
+      await this.recordFailure(plan, unrecordedAttempt, lastError, null);
+    }
+    return { ok: false, error, attempts, park: true };
+  }
+
+  /** Waits out a backoff; past the durable threshold, releases the run until it is due. */
+  private async waitUntil(run: RunState, dueAt: number): Promise<void> {
+    const { clock, lifecycle, store, durableDelayMs } = this.deps;
+    const remaining = dueAt - clock.now();
+    if (remaining <= 0) return;
+    if (remaining > durableDelayMs) {
+      await store.suspendRun(run.runId, run.epoch, dueAt, 'retry', clock.now());
+      const suspended = new RunSuspended(run.runId, dueAt);
+      run.halt(suspended, 'suspended', dueAt);
+      throw suspended;
+    }
+    await sleepUnless(clock, remaining, lifecycle.signal, run.cancellation.signal);
+  }
+
+  private recordFailure(
+    plan: AttemptPlan,
+    attempt: number,
+    error: unknown,
+    nextAt: number | null,
+  ): Promise<void> {
+    const row: AttemptRow = {
+      runId: plan.run.runId,
+      seq: plan.point.seq,
+      attempt,
+      name: plan.point.step,
+      status: 'failed',
+      error: encodeError(this.deps.codec, error),
+      failedAt: this.deps.clock.now(),
+      nextAt,
+    };
+    return this.deps.store.insertAttempt(row, plan.run.epoch);
+  }
+
+  private ids(plan: AttemptPlan) {
+    return { runId: plan.run.runId, seq: plan.point.seq, step: plan.point.step };
+  }
+
+  private decode(row: AttemptRow): unknown {
+    try {
+      return this.deps.codec.decode(
+        row.error ?? '',
+        `attempt ${row.attempt} of step #${row.seq} error`,
+      );
+    } catch (error) {
+      return error;
+    }
+  }
+}

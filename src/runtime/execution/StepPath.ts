@@ -1,0 +1,150 @@
+import type { WriterKind } from '../../decorators/MethodPlan';
+import type { Clock } from '../../ground/Clock';
+import type { Lifecycle } from '../../ground/Lifecycle';
+import type { RuntimeEvents } from '../RuntimeEvents';
+import type { HandOver } from './HandOver';
+import type { Settled } from './invokeAttempt';
+import type { MethodCall } from './MethodCall';
+import type { RunScope, StepFrame } from './RunScope';
+import type { RunState } from './RunState';
+import type { StepAttempts } from './StepAttempts';
+import type { StepHookPoint, StepHooks } from './StepHooks';
+import type { StepOutcomes } from './StepOutcomes';
+import type { StepReplay } from './StepReplay';
+import type { CheckpointWriter, StepWrite } from './writers/CheckpointWriter';
+import { CommittedWithBody } from './writers/TransactionalWriter';
+
+/** Executes one attempt of a step body in its scope (the public `StepInterceptor`). */
+export interface BodyInvoker {
+  runBody(scope: RunScope, call: MethodCall): Promise<unknown>;
+}
+
+/** What the step path is made of. */
+export interface StepPathParts {
+  readonly replay: StepReplay;
+  readonly attempts: StepAttempts;
+  readonly outcomes: StepOutcomes;
+  readonly writers: Readonly<Record<WriterKind, CheckpointWriter>>;
+  readonly invoker: BodyInvoker;
+  readonly handOver: HandOver;
+  readonly clock: Clock;
+  readonly events: RuntimeEvents;
+  readonly hooks: StepHooks;
+  readonly lifecycle: Lifecycle;
+}
+
+/**
+ * Every `@Step` call inside a run, as one short fixed sequence: recorded outcome? (replay,
+ * no I/O) → the writer's preparation (intent marker, global key) → attempts (retry with
+ * backoff, timeout) → exactly one checkpoint write, by the writer the method's plan chose.
+ */
+export class StepPath {
+  constructor(private readonly parts: StepPathParts) {}
+
+  async call(scope: RunScope, seq: number, call: MethodCall): Promise<unknown> {
+    const { run } = scope;
+    const { replay, outcomes, hooks, clock, events } = this.parts;
+    const step = call.plan.step!;
+    run.assertRunnable();
+    if (this.parts.lifecycle.isClosing) await this.parts.handOver.atBoundary(run);
+    const recorded = run.history.get(seq);
+    if (recorded?.status === 'started') return outcomes.unknownOutcome(run, seq, step, recorded);
+    if (recorded) return replay.replay(run, seq, step.name, recorded);
+
+    const point: StepHookPoint = {
+      runId: run.runId,
+      seq,
+      step: step.name,
+      target: call.plan.target,
+    };
+    hooks.beforeStep?.(point);
+    if (run.needsFlush()) await run.flush();
+    const startedAt = clock.now();
+    const write: StepWrite = {
+      run,
+      seq,
+      name: step.name,
+      key: call.plan.keyOf(run.runId, seq, call.args).key,
+      startedAt,
+      target: call.plan.target,
+    };
+    const writer = this.parts.writers[call.plan.writer];
+    const taken = await writer.begin(write);
+    if (taken !== undefined) return outcomes.deduplicated(run, seq, step.name, taken, startedAt);
+    events.emit('step.started', { runId: run.runId, seq, step: step.name });
+    const outcome = await this.parts.attempts.run({
+      run,
+      point,
+      policy: call.plan.retry,
+      timeoutMs: step.timeoutMs,
+      body: (attempt, signal) => this.body(scope, call, writer, write, attempt, signal),
+    });
+    this.parts.lifecycle.assertAlive(`record step "${step.name}"`);
+    if (outcome.ok && outcome.value instanceof CommittedWithBody) {
+      hooks.afterCommit?.(point);
+      const { value, row } = outcome.value;
+      return this.finish(run, seq, step.name, { ok: true, value }, row.startedAt, row.finishedAt);
+    }
+    hooks.afterEffect?.(point);
+    if (outcome.park) {
+      await writer.abandon(write);
+      return outcomes.park(run, seq, (outcome as { error: unknown }).error);
+    }
+    const built = replay.build(
+      run,
+      seq,
+      step.name,
+      outcome,
+      outcome.attempts,
+      startedAt,
+      clock.now(),
+    );
+    const stored = await writer.write(write, built.row);
+    hooks.afterCommit?.(point);
+    if (stored !== built.row) return replay.replay(run, seq, step.name, stored);
+    return this.finish(run, seq, step.name, built.settled, startedAt, stored.finishedAt);
+  }
+
+  /** One attempt of the body, in the step's scope (and transaction, for transactional steps). */
+  private body(
+    scope: RunScope,
+    call: MethodCall,
+    writer: CheckpointWriter,
+    write: StepWrite,
+    attempt: number,
+    signal: AbortSignal,
+  ): Promise<unknown> {
+    const frame: StepFrame = {
+      seq: write.seq,
+      name: write.name,
+      idempotencyKey: write.key,
+      attempt,
+      signal,
+    };
+    const { invoker } = this.parts;
+    if (!writer.attempt) return invoker.runBody(scope.inStep(frame), call);
+    return writer.attempt(write, attempt, async (entityManager) => {
+      const value = await invoker.runBody(scope.inStep({ ...frame, entityManager }), call);
+      if (signal.aborted) throw signal.reason;
+      return value;
+    });
+  }
+
+  private finish(
+    run: RunState,
+    seq: number,
+    name: string,
+    settled: Settled,
+    startedAt: number,
+    finishedAt: number | null,
+  ): unknown {
+    const durationMs = (finishedAt ?? startedAt) - startedAt;
+    const ids = { runId: run.runId, seq, step: name, durationMs };
+    if (settled.ok) {
+      this.parts.events.emit('step.completed', ids);
+      return settled.value;
+    }
+    this.parts.events.emit('step.failed', { ...ids, error: settled.error });
+    throw settled.error;
+  }
+}

@@ -1,0 +1,77 @@
+import type { Codec } from '../../codec/Codec';
+import { encodeError } from '../../codec/errorSnapshot';
+import { isCorruptValueError } from '../../errors/CorruptValueError';
+import { NonDeterminismError } from '../../errors/NonDeterminismError';
+import { isSerializationError } from '../../errors/SerializationError';
+import type { StepRow } from '../../store/rows';
+import type { RuntimeEvents } from '../RuntimeEvents';
+import type { Settled } from './invokeAttempt';
+import { isProcessAbort } from './processAbort';
+import type { RunState } from './RunState';
+
+/** A step record built from an outcome, and the outcome as the workflow will see it. */
+export interface BuiltRow {
+  readonly row: StepRow;
+  readonly settled: Settled;
+}
+
+/**
+ * Turns outcomes into step records and back: replays a recorded outcome (no I/O) after
+ * checking the code still calls that step there, and builds the row a new outcome is
+ * stored as (a result that cannot be stored becomes the step's failure).
+ */
+export class StepReplay {
+  constructor(
+    private readonly codec: Codec,
+    private readonly events: RuntimeEvents,
+  ) {}
+
+  /** Throws `NonDeterminismError` (and parks the run) if the code now calls another step here. */
+  checkName(run: RunState, seq: number, name: string, recorded: StepRow): void {
+    if (recorded.name === name) return;
+    const error = new NonDeterminismError(run.runId, seq, recorded.name, name);
+    run.halt(error, 'needs_attention');
+    throw error;
+  }
+
+  /** Returns or throws a recorded outcome, after checking the code still calls that step. */
+  replay(run: RunState, seq: number, name: string, recorded: StepRow): unknown {
+    this.checkName(run, seq, name, recorded);
+    const status = recorded.status === 'completed' ? 'completed' : 'failed';
+    this.events.emit('step.replayed', { runId: run.runId, seq, step: name, status });
+    try {
+      if (status === 'completed') {
+        return this.codec.decode(recorded.output ?? '', `step #${seq} "${name}" result`);
+      }
+      throw this.codec.decode(recorded.output ?? '', `step #${seq} "${name}" error`);
+    } catch (error) {
+      if (isCorruptValueError(error)) run.halt(error, 'needs_attention');
+      throw error;
+    }
+  }
+
+  /** The row to store for `settled`; a result that cannot be stored becomes the failure. */
+  build(
+    run: RunState,
+    seq: number,
+    name: string,
+    settled: Settled,
+    attempts: number,
+    startedAt: number,
+    finishedAt: number,
+  ): BuiltRow {
+    const base = { runId: run.runId, seq, name, attempts, startedAt, finishedAt };
+    if (settled.ok) {
+      try {
+        const output = this.codec.encode(settled.value, 'result');
+        return { row: { ...base, status: 'completed', output }, settled };
+      } catch (error) {
+        if (!isSerializationError(error)) throw error;
+        settled = { ok: false, error };
+      }
+    }
+    if (isProcessAbort(settled.error)) throw settled.error;
+    const output = encodeError(this.codec, settled.error);
+    return { row: { ...base, status: 'failed', output }, settled };
+  }
+}

@@ -1,0 +1,55 @@
+import type { Clock } from '../../ground/Clock';
+import type { ChildRuns } from './ChildRuns';
+import type { DurableWaits } from './DurableWaits';
+import type { HandOver } from './HandOver';
+import type { MethodCall } from './MethodCall';
+import type { RecordedValues } from './RecordedValues';
+import type { RunOperations, RunScope } from './RunScope';
+import type { StepPath } from './StepPath';
+
+/**
+ * What workflow code does in a run, each taking its sequence number synchronously at the
+ * call (so `Promise.all` order is the call order), then handed to the part that does it.
+ */
+export class WorkflowOperations implements RunOperations {
+  constructor(
+    readonly clock: Clock,
+    private readonly steps: StepPath,
+    private readonly children: ChildRuns,
+    private readonly waits: DurableWaits,
+    private readonly values: RecordedValues,
+    private readonly handOver: HandOver,
+  ) {}
+
+  step(scope: RunScope, call: MethodCall): Promise<unknown> {
+    return this.steps.call(scope, scope.run.nextSeq(), call);
+  }
+
+  child(scope: RunScope, call: MethodCall): Promise<unknown> {
+    return this.children.run(scope.run, scope.run.nextSeq(), call);
+  }
+
+  waitForSignal(scope: RunScope, name: string, timeoutMs: number | undefined): Promise<unknown> {
+    const seq = scope.run.nextSeq();
+    return this.handOver
+      .atBoundary(scope.run)
+      .then(() => this.waits.waitForSignal(scope.run, seq, name, timeoutMs));
+  }
+
+  sleep(scope: RunScope, ms: number): Promise<void> {
+    const seq = scope.run.nextSeq();
+    return this.handOver.atBoundary(scope.run).then(() => this.waits.sleep(scope.run, seq, ms));
+  }
+
+  record<T>(scope: RunScope, name: string, produce: () => T): T {
+    return this.values.record(scope.run, name, produce);
+  }
+
+  patched(scope: RunScope, id: string): boolean {
+    return this.values.patched(scope.run, id);
+  }
+
+  deprecatePatch(scope: RunScope, id: string): void {
+    this.values.deprecatePatch(scope.run, id);
+  }
+}

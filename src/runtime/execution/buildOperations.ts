@@ -1,0 +1,91 @@
+import type { Codec } from '../../codec/Codec';
+import type { Clock } from '../../ground/Clock';
+import type { Lifecycle } from '../../ground/Lifecycle';
+import type { LeaseHolder } from '../../ground/ProcessIdentity';
+import type { RunStore } from '../../store/RunStore';
+import type { WorkQueue } from '../../store/WorkQueue';
+import type { RuntimeEvents } from '../RuntimeEvents';
+import { ChildRuns, type ChildStarter } from './ChildRuns';
+import { DurableWaits } from './DurableWaits';
+import { GlobalKeyClaims } from './GlobalKeyClaims';
+import { HandOver } from './HandOver';
+import { RecordedValues } from './RecordedValues';
+import { StepAttempts } from './StepAttempts';
+import type { StepHooks } from './StepHooks';
+import { StepOutcomes } from './StepOutcomes';
+import { StepPath, type BodyInvoker } from './StepPath';
+import { StepReplay } from './StepReplay';
+import { WorkflowOperations } from './WorkflowOperations';
+import { AtMostOnceWriter } from './writers/AtMostOnceWriter';
+import { GlobalKeyWriter } from './writers/GlobalKeyWriter';
+import { PlainWriter } from './writers/PlainWriter';
+import { RefusedTransactionalWriter } from './writers/RefusedTransactionalWriter';
+import { TransactionalWriter } from './writers/TransactionalWriter';
+
+/** What the operations of runs are built from. */
+export interface OperationsSettings {
+  readonly store: RunStore;
+  readonly queue: WorkQueue;
+  readonly codec: Codec;
+  readonly clock: Clock;
+  readonly events: RuntimeEvents;
+  readonly hooks: StepHooks;
+  readonly lifecycle: Lifecycle;
+  readonly invoker: BodyInvoker;
+  readonly self: LeaseHolder;
+  readonly durableDelayMs: number;
+  readonly idempotencyWaitMs: number;
+  /** Runs live in the application's own DataSource: transactional steps are possible. */
+  readonly sharesApplicationDataSource: boolean;
+  readonly startChild: ChildStarter;
+}
+
+/**
+ * Builds, once per runtime, what workflow code does in a run — steps (with the writer each
+ * step's plan names), child runs, durable waits, recorded values — each part given only
+ * what it uses.
+ */
+export function buildOperations(s: OperationsSettings): WorkflowOperations {
+  const { store, codec, clock, events, hooks, lifecycle } = s;
+  const replay = new StepReplay(codec, events);
+  const handOver = new HandOver(s.queue, clock, lifecycle);
+  const claims = new GlobalKeyClaims(store, clock, lifecycle, {
+    self: s.self,
+    waitMs: s.idempotencyWaitMs,
+  });
+  const transactional = s.sharesApplicationDataSource
+    ? new TransactionalWriter(store, replay, clock, (step) =>
+        hooks.afterEffect?.({
+          runId: step.run.runId,
+          seq: step.seq,
+          step: step.name,
+          target: step.target,
+        }),
+      )
+    : new RefusedTransactionalWriter();
+  const steps = new StepPath({
+    replay,
+    attempts: new StepAttempts({ ...s, durableDelayMs: s.durableDelayMs }),
+    outcomes: new StepOutcomes(store, codec, clock, events, replay),
+    writers: {
+      plain: new PlainWriter(store),
+      atMostOnce: new AtMostOnceWriter(store),
+      globalKey: new GlobalKeyWriter(store, claims, clock),
+      transactional,
+    },
+    invoker: s.invoker,
+    handOver,
+    clock,
+    events,
+    hooks,
+    lifecycle,
+  });
+  return new WorkflowOperations(
+    clock,
+    steps,
+    new ChildRuns(store, clock, replay, s.startChild),
+    new DurableWaits({ ...s, replay }),
+    new RecordedValues(store, clock, replay),
+    handOver,
+  );
+}

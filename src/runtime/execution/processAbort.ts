@@ -1,0 +1,19 @@
+import { isLeaseLostError } from '../../errors/LeaseLostError';
+import { isRuntimeClosedError } from '../../errors/RuntimeClosedError';
+import { isSimulatedCrash } from '../../errors/SimulatedCrash';
+import { isStoreUnavailableError } from '../../errors/StoreUnavailableError';
+import { isRunSuspended } from './RunSuspended';
+
+/**
+ * Errors that stop this process's work on a run without being the run's outcome: nothing
+ * is recorded for them, and the run stays resumable by this or another process.
+ */
+export function isProcessAbort(error: unknown): boolean {
+  return (
+    isSimulatedCrash(error) ||
+    isLeaseLostError(error) ||
+    isRuntimeClosedError(error) ||
+    isStoreUnavailableError(error) ||
+    isRunSuspended(error)
+  );
+}

@@ -1,0 +1,52 @@
+import type { Clock } from '../../../ground/Clock';
+import { KeyStore } from '../../../store/KeyStore';
+import type { StepRow } from '../../../store/rows';
+import type { RunStore } from '../../../store/RunStore';
+import type { GlobalKeyClaims } from '../GlobalKeyClaims';
+import type { CheckpointWriter, StepWrite } from './CheckpointWriter';
+import { insertCheckpoint } from './PlainWriter';
+
+/**
+ * `@Idempotent({ scope: 'global' })`: the key is claimed before the body runs (a key another
+ * run completed gives its result instead), and the checkpoint and the key's result commit in
+ * one transaction.
+ */
+export class GlobalKeyWriter implements CheckpointWriter {
+  constructor(
+    private readonly store: RunStore,
+    private readonly claims: GlobalKeyClaims,
+    private readonly clock: Clock,
+  ) {}
+
+  async begin(step: StepWrite): Promise<string | undefined> {
+    const claim = await this.claims.claim(step.key, step.run.runId, step.seq);
+    return claim.owned ? undefined : claim.output;
+  }
+
+  write(step: StepWrite, row: StepRow): Promise<StepRow> {
+    return this.store.transaction(
+      `record step #${step.seq} of run "${step.run.runId}"`,
+      async (tx) => {
+        const stored = await insertCheckpoint(tx, step.run, row);
+        const keys = new KeyStore(tx);
+        if (stored.status === 'completed') {
+          await keys.complete(
+            step.key,
+            step.run.runId,
+            step.seq,
+            stored.output ?? '',
+            this.clock.now(),
+          );
+        } else {
+          await keys.release(step.key, step.run.runId, step.seq);
+        }
+        return stored;
+      },
+      { retry: true },
+    );
+  }
+
+  abandon(step: StepWrite): Promise<void> {
+    return new KeyStore(this.store).release(step.key, step.run.runId, step.seq);
+  }
+}

@@ -1,0 +1,31 @@
+import type { StepRow } from '../../../store/rows';
+import type { RunStore } from '../../../store/RunStore';
+import type { CheckpointWriter, StepWrite } from './CheckpointWriter';
+
+/** Inserts the checkpoint of `run`, through a store that may be bound to a transaction. */
+export async function insertCheckpoint(
+  store: RunStore,
+  run: { readonly epoch: number },
+  row: StepRow,
+): Promise<StepRow> {
+  if ((await store.insertStep(row, run.epoch)) === 'inserted') return row;
+  // Another process stored this seq first (a fenced-out writer): its outcome wins.
+  return (await store.loadStep(row.runId, row.seq)) ?? row;
+}
+
+/** The usual step: its outcome is one fenced insert, nothing before the body. */
+export class PlainWriter implements CheckpointWriter {
+  constructor(private readonly store: RunStore) {}
+
+  begin(): Promise<undefined> {
+    return Promise.resolve(undefined);
+  }
+
+  write(step: StepWrite, row: StepRow): Promise<StepRow> {
+    return insertCheckpoint(this.store, step.run, row);
+  }
+
+  abandon(): Promise<void> {
+    return Promise.resolve();
+  }
+}
