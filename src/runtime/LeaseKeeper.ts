@@ -44,7 +44,7 @@ export class LeaseKeeper {
 
   private async renew(): Promise<void> {
     const { leases, executions, clock, leaseMs, logger, lifecycle } = this.deps;
-    const claims = executions.executing().map((state) => state.claim);
+    const claims = executions.claims();
     if (claims.length === 0 || lifecycle.isDead) return;
     try {
       await leases.renew(claims, clock.now() + leaseMs, clock.now());

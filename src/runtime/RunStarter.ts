@@ -62,8 +62,8 @@ export class RunStarter {
     if (joined?.identity) assertSameRun({ id: runId, ...joined.identity }, identity);
     const tracked =
       joined ??
-      executions.ensure(runId, identity, () =>
-        acquirer.create(call, runId, identity, options.parentRunId),
+      executions.ensure(runId, identity, (superseded) =>
+        acquirer.create(call, runId, identity, options.parentRunId, superseded),
       );
     await tracked.acquired;
     return { runId, outcome: tracked.outcome };

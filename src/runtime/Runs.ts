@@ -82,7 +82,7 @@ export class Runs {
   /** Executes a run a worker here claimed (`row` as claimed). */
   adoptClaimed(row: RunRow, claim: ClaimToken): Promise<RunOutcome> {
     const { executions, acquirer } = this.deps;
-    return executions.adopt(row.id, identityOf(row), () =>
+    return executions.adopt(row.id, identityOf(row), claim, () =>
       acquirer.load(claim, this.callFor(row), false),
     ).outcome;
   }
@@ -90,7 +90,7 @@ export class Runs {
   /** Executes, in the background, a run an operator action just claimed for this runtime. */
   adoptOperatorClaim(claim: ClaimToken): void {
     const { executions, acquirer, store, queue, clock } = this.deps;
-    void executions.adopt(claim.runId, undefined, async () => {
+    void executions.adopt(claim.runId, undefined, claim, async () => {
       const row = await store.loadRun(claim.runId);
       if (!row) throw new RunNotFoundError(claim.runId);
       if (!findWorkflow(row.workflow)) {
@@ -109,8 +109,12 @@ export class Runs {
     for (const row of await leases.findRecoverable(self, clock.now(), RECOVER_BATCH)) {
       if (executions.find(row.id) || !findWorkflow(row.workflow)) continue;
       if (options.versions && !options.versions.includes(row.version ?? '')) continue;
-      const tracked = executions.ensure(row.id, identityOf(row), () =>
-        acquirer.fromRow(row, this.callFor(row), { takePending: false, announce: false }),
+      const tracked = executions.ensure(row.id, identityOf(row), (superseded) =>
+        acquirer.fromRow(row, this.callFor(row), {
+          takePending: false,
+          announce: false,
+          superseded,
+        }),
       );
       await tracked.acquired;
       resumed.push(row.id);
@@ -126,8 +130,12 @@ export class Runs {
   /** Continues a stored run found due, joining its execution here if there is one. */
   private resume(row: RunRow, call: MethodCall | undefined): Promise<RunOutcome> {
     const { executions, acquirer } = this.deps;
-    const acquire = () =>
-      acquirer.fromRow(row, call ?? this.callFor(row), { takePending: false, announce: false });
+    const acquire = (superseded: () => boolean) =>
+      acquirer.fromRow(row, call ?? this.callFor(row), {
+        takePending: false,
+        announce: false,
+        superseded,
+      });
     return executions.ensure(row.id, identityOf(row), acquire).outcome;
   }
 

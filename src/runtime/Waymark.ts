@@ -33,7 +33,8 @@ import { RuntimeRegistry, type WorkflowEntry } from './RuntimeRegistry';
 import { resolveSettings, type RuntimeSettings } from './RuntimeSettings';
 import { Shutdown } from './Shutdown';
 import { StepInterceptor } from './StepInterceptor';
-import { WaymarkRuntime, type RuntimeParts } from './WaymarkRuntime';
+import { WaymarkRuntime } from './WaymarkRuntime';
+import type { RuntimeParts } from './RuntimeParts';
 import { WorkflowContext } from './WorkflowContext';
 
 /**
@@ -221,6 +222,7 @@ function assemble(
       lifecycle,
       logger,
       execute: (row, claim) => runs.adoptClaimed(row, claim),
+      executingHere: (runId) => executions.find(runId) !== undefined,
     },
     entry,
     shutdown: new Shutdown({ lifecycle, executions, queue, clock, logger, release }),

@@ -7,20 +7,19 @@ import { validateClassPolicies } from '../decorators/validateClassPolicies';
 import { WorkflowNotRegisteredError } from '../errors/WorkflowNotRegisteredError';
 import type { Disposable } from '../ground/Disposable';
 import type { Lifecycle } from '../ground/Lifecycle';
-import type { ListRunsOptions, RunPage, RunQueries, StepRecord } from '../store/RunQueries';
-import type { RunStore } from '../store/RunStore';
+import type { ListRunsOptions, RunPage, StepRecord } from '../store/RunQueries';
 import { SignalStore } from '../store/SignalStore';
-import type { Codec } from '../codec/Codec';
-import type { Clock } from '../ground/Clock';
 import { methodCall } from './execution/MethodCall';
-import type { OperatorActions, QueueOption } from './OperatorActions';
 import { RunHandle, type RunAccess } from './RunHandle';
-import type { Runs } from './Runs';
-import type { AnyListener, RuntimeEvents, WaymarkEventName, WaymarkEvents } from './RuntimeEvents';
-import type { InstanceResolver } from './RuntimeOptions';
-import { RuntimeRegistry, type WorkflowEntry } from './RuntimeRegistry';
-import type { Shutdown } from './Shutdown';
-import { Worker, type WorkerDeps, type WorkerOptions } from './Worker';
+import type { AnyListener, WaymarkEventName, WaymarkEvents } from './RuntimeEvents';
+import { RuntimeRegistry } from './RuntimeRegistry';
+import type { QueueOption } from './OperatorActions';
+import { Worker, type WorkerOptions } from './Worker';
+import type { RuntimeParts } from './RuntimeParts';
+import type { ArgsOf, AsyncMethodOf, ResultOf } from './WorkflowMethod';
+
+export type { AsyncMethodOf } from './WorkflowMethod';
+export type { RuntimeParts } from './RuntimeParts';
 
 export type { QueueOption } from './OperatorActions';
 
@@ -30,36 +29,6 @@ export interface StartOptions {
   runId?: string;
   /** Record the run as `pending` for a worker (any process) instead of executing it here. */
   queue?: boolean;
-}
-
-/** Method names of `C` that return promises: the candidates for a workflow. */
-export type AsyncMethodOf<C> = {
-  [K in keyof C]: C[K] extends (...args: any[]) => Promise<unknown> ? K : never;
-}[keyof C] &
-  string;
-
-type ArgsOf<C, K extends keyof C> = C[K] extends (...args: infer A) => unknown ? A : never;
-type ResultOf<C, K extends keyof C> = C[K] extends (...args: any[]) => Promise<infer R> ? R : never;
-
-/** @internal What a runtime is made of, assembled by `Waymark.create()`. */
-export interface RuntimeParts {
-  readonly workerId: string;
-  readonly container: DependencyContainer;
-  readonly dataSource: DataSource;
-  readonly store: RunStore;
-  readonly queries: RunQueries;
-  readonly codec: Codec;
-  readonly clock: Clock;
-  readonly events: RuntimeEvents;
-  readonly lifecycle: Lifecycle;
-  readonly resolveInstance: InstanceResolver;
-  readonly runs: Runs;
-  readonly operator: OperatorActions;
-  readonly workerDeps: WorkerDeps;
-  readonly entry: WorkflowEntry;
-  readonly shutdown: Shutdown;
-  /** Releases what the runtime opened (its DataSource, if waymark created it). */
-  readonly release: () => Promise<void>;
 }
 
 /**

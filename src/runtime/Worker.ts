@@ -34,6 +34,8 @@ export interface WorkerDeps {
   readonly leaseMs: number;
   readonly lifecycle: Lifecycle;
   readonly logger: Logger;
+  /** Whether a run executes in this runtime now (its own late lease is not an abandoned run). */
+  readonly executingHere: (runId: string) => boolean;
   /** Executes, here, a run this worker claimed (`row` as claimed); settles when it stops here. */
   readonly execute: (row: RunRow, claim: ClaimToken) => Promise<RunOutcome>;
 }
@@ -133,6 +135,7 @@ export class Worker {
     let taken = 0;
     for (const row of await leases.findAbandonedHere(self, clock.now(), limit)) {
       if (!names.has(row.workflow) || (versions && !versions.includes(row.version ?? ''))) continue;
+      if (this.deps.executingHere(row.id)) continue;
       const now = clock.now();
       const claim = await leases.claim(row, self, newClaimToken(), now + leaseMs, now);
       if (!claim) continue;

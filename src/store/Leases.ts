@@ -39,6 +39,13 @@ export function leaseLapsed(row: LeaseView, now: number, self: LeaseHolder): boo
  */
 export const LAPSED_SQL = "(status = 'running' AND lease_expires_at < ?)";
 
+/**
+ * A lapsed lease held by another runtime (parameters: now, this runtime's holder process):
+ * a runtime whose own lease ran late (a stalled event loop) does not take its runs from itself.
+ */
+export const LAPSED_ELSEWHERE_SQL =
+  "(status = 'running' AND lease_expires_at < ? AND (lease_process IS NULL OR lease_process <> ?))";
+
 /** Runs `running` on this host or under this worker id (parameters: host, owner). */
 export const CANDIDATE_SQL = "(status = 'running' AND (lease_host = ? OR owner = ?))";
 

@@ -1,5 +1,5 @@
 import type { LeaseHolder } from '../ground/ProcessIdentity';
-import { CLAIM_SET, claimParams, DUE_SQL, LAPSED_SQL } from './Leases';
+import { CLAIM_SET, claimParams, DUE_SQL, LAPSED_ELSEWHERE_SQL } from './Leases';
 import { toRunRow, type RunRow } from './rows';
 import type { RunStore } from './RunStore';
 import { numbered } from './statements';
@@ -17,8 +17,8 @@ export interface ClaimRequest {
   versions?: string[];
 }
 
-/** What a worker may take: pending, due, or abandoned (parameters: now, now). */
-const RUNNABLE = `(status = 'pending' OR ${DUE_SQL} OR ${LAPSED_SQL})`;
+/** What a worker may take: pending, due, or abandoned (parameters: now, now, holder process). */
+const RUNNABLE = `(status = 'pending' OR ${DUE_SQL} OR ${LAPSED_ELSEWHERE_SQL})`;
 
 /**
  * The queue workers pull from: runs that are pending, due (a timer, a backoff, a signal),
@@ -36,7 +36,14 @@ export class WorkQueue {
     const versions = request.versions ?? [];
     const versionFilter =
       versions.length > 0 ? ` AND version IN (${versions.map(() => '?').join(', ')})` : '';
-    const dueParams = [...request.workflows, ...versions, request.now, request.now, request.limit];
+    const dueParams = [
+      ...request.workflows,
+      ...versions,
+      request.now,
+      request.now,
+      request.holder.process,
+      request.limit,
+    ];
     const select =
       `SELECT id FROM waymark_runs WHERE workflow IN (${names})${versionFilter} AND ${RUNNABLE} ` +
       'ORDER BY created_at LIMIT ?';

@@ -1,4 +1,5 @@
 import { LeaseLostError } from '../../errors/LeaseLostError';
+import type { ClaimToken } from '../../store/Leases';
 import type { Acquisition, RunIdentity } from './Acquisition';
 import type { RunOutcome } from './RunOutcome';
 import type { RunState } from './RunState';
@@ -7,8 +8,11 @@ import type { RunState } from './RunState';
 export type ExecuteRun = (state: RunState, resumed: boolean) => Promise<RunOutcome>;
 /** Watches a run another holder executes until it ends, waits, or may be taken over. */
 export type ObserveRun = (runId: string, stop: AbortSignal) => Promise<RunOutcome>;
-/** Claims a run, or finds it ended or held by another. */
-export type Acquire = () => Promise<Acquisition>;
+/**
+ * Claims a run, or finds it ended or held by another. `superseded()` turns true once a claim
+ * made elsewhere in this process (a worker's) was adopted for the run: then it must not claim.
+ */
+export type Acquire = (superseded: () => boolean) => Promise<Acquisition>;
 
 /** A run this process follows: `acquired` once it is claimed, found or seen held. */
 export interface Tracked {
@@ -20,6 +24,8 @@ export interface Tracked {
 
 class Entry implements Tracked {
   state: RunState | undefined;
+  /** The claim this process holds on the run, from the moment it is known (for renewal). */
+  claim: ClaimToken | undefined;
   acquired!: Promise<void>;
   outcome!: Promise<RunOutcome>;
   adopted = false;
@@ -61,14 +67,24 @@ export class Executions {
   }
 
   /**
-   * Executes a claim already made elsewhere in this process (a worker, an operator action).
+   * Executes `claim`, made already elsewhere in this process (a worker, an operator action).
    * Callers waiting on the run here join it. An execution here that still holds an older
    * claim has lost it: it is stopped, and the new claim runs once it has settled.
    */
-  adopt(runId: string, identity: RunIdentity | undefined, acquire: Acquire): Tracked {
+  adopt(
+    runId: string,
+    identity: RunIdentity | undefined,
+    claim: ClaimToken,
+    acquire: Acquire,
+  ): Tracked {
     const existing = this.entries.get(runId);
-    if (!existing) return this.track(new Entry(runId, identity), acquire);
+    if (!existing) {
+      const entry = new Entry(runId, identity);
+      entry.claim = claim;
+      return this.track(entry, acquire);
+    }
     if (!existing.state && !existing.adopted) {
+      existing.claim = claim;
       existing.adopt(this.drive(existing, acquire));
       return existing;
     }
@@ -77,9 +93,11 @@ export class Executions {
       () => undefined,
       () => undefined,
     );
-    return this.track(new Entry(runId, identity ?? existing.identity), async () => {
+    const next = new Entry(runId, identity ?? existing.identity);
+    next.claim = claim;
+    return this.track(next, async (superseded) => {
       await previous;
-      return acquire();
+      return acquire(superseded);
     });
   }
 
@@ -93,6 +111,13 @@ export class Executions {
     const states: RunState[] = [];
     for (const entry of this.entries.values()) if (entry.state) states.push(entry.state);
     return states;
+  }
+
+  /** Every claim this process holds, executing or about to (its lease must be kept). */
+  claims(): ClaimToken[] {
+    const claims: ClaimToken[] = [];
+    for (const entry of this.entries.values()) if (entry.claim) claims.push(entry.claim);
+    return claims;
   }
 
   /** Every outcome pending here (for a close's grace period). */
@@ -118,7 +143,7 @@ export class Executions {
   }
 
   private drive(entry: Entry, acquire: Acquire): Promise<RunOutcome> {
-    const acquisition = acquire();
+    const acquisition = acquire(() => entry.adopted);
     entry.acquired ??= acquisition.then(() => undefined);
     entry.acquired.catch(() => undefined);
     const outcome = acquisition.then(
@@ -136,10 +161,12 @@ export class Executions {
   private async follow(entry: Entry, acquired: Acquisition): Promise<RunOutcome> {
     if (acquired.kind === 'claimed') {
       entry.state = acquired.state;
+      entry.claim = acquired.state.claim;
       try {
         return await this.execute(acquired.state, acquired.resumed);
       } finally {
         entry.state = undefined;
+        entry.claim = undefined;
         this.release(entry);
       }
     }

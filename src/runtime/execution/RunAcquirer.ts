@@ -30,6 +30,8 @@ export interface AcquireOptions {
   readonly takePending: boolean;
   /** Say so (once) when the run is held elsewhere: the caller expects it to run now. */
   readonly announce: boolean;
+  /** True once another claim of this process on the run was adopted: do not claim then. */
+  readonly superseded?: () => boolean;
 }
 
 /** A token for one claim: no other claim, in any process, has it. */
@@ -51,6 +53,7 @@ export class RunAcquirer {
     runId: string,
     identity: RunIdentity,
     parentRunId: string | undefined,
+    superseded: () => boolean,
   ): Promise<Acquisition> {
     const { store, clock, self, leaseMs } = this.deps;
     const token = newClaimToken();
@@ -66,7 +69,7 @@ export class RunAcquirer {
       return this.claimed(claim, call, new Map(), [], false);
     }
     assertSameRun(stored, identity);
-    return this.fromRow(stored, call, { takePending: true, announce: true });
+    return this.fromRow(stored, call, { takePending: true, announce: true, superseded });
   }
 
   /** Acquires a stored run: its outcome, or a claim on it, or "held elsewhere". */
@@ -92,6 +95,7 @@ export class RunAcquirer {
           return { kind: 'held', row };
         }
     }
+    if (options.superseded?.()) return { kind: 'held', row };
     const claim = await leases.claim(row, self, newClaimToken(), now + leaseMs, now);
     if (!claim) return { kind: 'held', row };
     // A run that already began elsewhere resumes, even with nothing recorded yet.

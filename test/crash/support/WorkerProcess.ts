@@ -104,6 +104,11 @@ export class WorkerProcess {
     if (this.running) this.child.kill('SIGKILL');
   }
 
+  /** Sends `signal` (SIGSTOP freezes the process as a long GC pause or a stopped VM would; SIGCONT wakes it). */
+  signal(signal: NodeJS.Signals): void {
+    if (this.running) this.child.kill(signal);
+  }
+
   /** Waits for the child to end; anything but exit code 0 is an error carrying its stderr. */
   async succeeded(): Promise<void> {
     const exit = await this.exited;

@@ -1,0 +1,35 @@
+import type { DependencyContainer } from 'tsyringe';
+import type { DataSource } from 'typeorm';
+import type { Codec } from '../codec/Codec';
+import type { Clock } from '../ground/Clock';
+import type { Lifecycle } from '../ground/Lifecycle';
+import type { RunQueries } from '../store/RunQueries';
+import type { RunStore } from '../store/RunStore';
+import type { OperatorActions } from './OperatorActions';
+import type { Runs } from './Runs';
+import type { RuntimeEvents } from './RuntimeEvents';
+import type { InstanceResolver } from './RuntimeOptions';
+import type { WorkflowEntry } from './RuntimeRegistry';
+import type { Shutdown } from './Shutdown';
+import type { WorkerDeps } from './Worker';
+
+/** @internal What a runtime is made of, assembled by `Waymark.create()`. */
+export interface RuntimeParts {
+  readonly workerId: string;
+  readonly container: DependencyContainer;
+  readonly dataSource: DataSource;
+  readonly store: RunStore;
+  readonly queries: RunQueries;
+  readonly codec: Codec;
+  readonly clock: Clock;
+  readonly events: RuntimeEvents;
+  readonly lifecycle: Lifecycle;
+  readonly resolveInstance: InstanceResolver;
+  readonly runs: Runs;
+  readonly operator: OperatorActions;
+  readonly workerDeps: WorkerDeps;
+  readonly entry: WorkflowEntry;
+  readonly shutdown: Shutdown;
+  /** Releases what the runtime opened (its DataSource, if waymark created it). */
+  readonly release: () => Promise<void>;
+}
