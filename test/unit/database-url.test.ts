@@ -120,6 +120,17 @@ describe('database URLs', () => {
     expect(redact(url)).not.toContain(secret);
   });
 
+  it('Waymark.create() never repeats a password either', async () => {
+    for (const database of [
+      'postgres:postgres:Secret@127.0.0.1/test',
+      'mysql://root:S3cr3t@ss@127.0.0.1:1/test',
+    ]) {
+      const error = await Waymark.create({ database }).catch((e: unknown) => e as Error);
+      expect(error.message).toMatch(/:\*\*\*@127\.0\.0\.1/);
+      expect(error.message).not.toMatch(/Secret|S3cr3t|ss@/);
+    }
+  });
+
   it('says which part of the URL has a malformed percent-encoding, without repeating it', () => {
     expect(message('mysql://root:pw%zz@db/app')).toMatch(
       /^the password in database URL "mysql:\/\/root:\*\*\*@db\/app" has a malformed percent-encoding/,
