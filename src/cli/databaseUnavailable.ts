@@ -1,11 +1,11 @@
-import { redact } from '../store/DatabaseUrl';
+import { parseDatabaseUrl, redact } from '../store/DatabaseUrl';
 import { CliError } from './CliError';
 import { firstLine, messageOf } from './describeFailure';
 import { ExitCode } from './ExitCode';
 
 /**
  * The one-line error for a database that cannot be reached, naming the URL without its
- * password and what the driver said.
+ * password (and the TLS it asked for) and what the driver said.
  *
  * @example
  * ```ts
@@ -16,8 +16,17 @@ import { ExitCode } from './ExitCode';
 export function databaseUnavailable(url: string, error: unknown): CliError {
   const cause = (error as { cause?: unknown }).cause ?? error;
   return new CliError(
-    `database ${redact(url)} is unavailable: ${firstLine(messageOf(cause))}`,
+    `database ${redact(url)} is unavailable${overTls(url)}: ${firstLine(messageOf(cause))}`,
     ExitCode.Unavailable,
     { cause: error },
   );
+}
+
+function overTls(url: string): string {
+  try {
+    const { tls } = parseDatabaseUrl(url);
+    return tls && tls.mode !== 'disable' ? ` over TLS (${tls.asked})` : '';
+  } catch {
+    return '';
+  }
 }

@@ -1,5 +1,6 @@
 import { CommanderError } from 'commander';
 import { isConfigurationError } from '../errors/ConfigurationError';
+import { isMigrationLockTimeoutError } from '../errors/MigrationLockTimeoutError';
 import { isSerializationError } from '../errors/SerializationError';
 import { isStoreUnavailableError } from '../errors/StoreUnavailableError';
 import { isCliError } from './CliError';
@@ -14,7 +15,7 @@ export interface Failure {
 /**
  * Maps whatever a command threw to an exit code and a one-line message: wrong arguments,
  * options, URLs, JSON or values over the size limit are usage errors (2); a database that
- * does not answer is 3; anything else — an unknown run, a run in the wrong state — failed (1).
+ * does not answer, or whose migration lock another process holds, is 3; anything else — an unknown run, a run in the wrong state — failed (1).
  *
  * @example
  * ```ts
@@ -30,7 +31,7 @@ export function describeFailure(error: unknown): Failure {
   if (isConfigurationError(error) || isSerializationError(error)) {
     return { exitCode: ExitCode.Usage, message: error.message };
   }
-  if (isStoreUnavailableError(error)) {
+  if (isStoreUnavailableError(error) || isMigrationLockTimeoutError(error)) {
     return { exitCode: ExitCode.Unavailable, message: firstLine(error.message) };
   }
   return { exitCode: ExitCode.Failed, message: firstLine(messageOf(error)) };

@@ -2,8 +2,10 @@ import './waymarkErrorClasses';
 import { ConfigurationError } from '../errors/ConfigurationError';
 import { CorruptValueError } from '../errors/CorruptValueError';
 import { SerializationError } from '../errors/SerializationError';
+import { describeThrown } from './describeNode';
 import { ValueDecoder } from './ValueDecoder';
 import { ValueEncoder } from './ValueEncoder';
+import { MAX_DEPTH, nestsDeeperThan } from './ValueLimits';
 import { TAG_KEY_JSON } from './ValueTags';
 
 /** Options of a {@link Codec}. */
@@ -57,13 +59,14 @@ export class Codec {
 
   /**
    * The stored text of `value`. Throws `SerializationError` naming the path of the first
-   * part that cannot be stored so that it reads back equal, or when the text is over
-   * `maxValueBytes`.
+   * part that cannot be stored so that it reads back equal (nested deeper than 1,000
+   * levels, a getter or Proxy trap that throws, …), or when the text is over
+   * `maxValueBytes`. It throws nothing else.
    *
    * @param path - the name of the value in messages, e.g. `'result'`, `'args'`, `'error'`
    */
   encode(value: unknown, path: string): string {
-    const text = JSON.stringify(new ValueEncoder(path).encode(value));
+    const text = stringify(new ValueEncoder(path).encode(value), path);
     // UTF-8 takes 1 to 3 bytes per UTF-16 unit; only measure when that range straddles the limit.
     if (text.length * 3 > this.maxValueBytes) {
       const bytes = Buffer.byteLength(text, 'utf8');
@@ -76,11 +79,17 @@ export class Codec {
 
   /**
    * The value stored as `text`. Throws `CorruptValueError` naming the path when the text is
-   * not JSON or holds a tag this codec does not know.
+   * not JSON, nests deeper than 1,000 levels, or holds a tag this codec does not know or one
+   * whose content it could not have written. It throws nothing else.
+   *
+   * @param path - names the value in messages; the caller's context, e.g. `step #3 "book" result`
    */
   decode(text: string, path: string): unknown {
     const parsed = parse(text, path);
-    return text.includes(TAG_KEY_JSON) ? new ValueDecoder(path).decode(parsed) : parsed;
+    // Text without tags is plain JSON, returned as parsed, unless too deep to handle later.
+    return text.includes(TAG_KEY_JSON) || nestsDeeperThan(text, MAX_DEPTH)
+      ? new ValueDecoder(path).decode(parsed)
+      : parsed;
   }
 
   /**
@@ -94,6 +103,18 @@ export class Codec {
         ? sortKeys(value as Record<string, unknown>)
         : value,
     );
+  }
+}
+
+/**
+ * The encoded tree reuses the caller's objects where nothing needed a tag, so JSON's writer
+ * reads their getters and Proxy traps a second time; what they throw then is ours to name.
+ */
+function stringify(tree: unknown, path: string): string {
+  try {
+    return JSON.stringify(tree);
+  } catch (error) {
+    throw new SerializationError(path, `writing it as JSON threw ${describeThrown(error)}`);
   }
 }
 

@@ -1,6 +1,10 @@
 import { findErrorClass } from './ErrorClassRegistry';
-import type { ValueDecoder } from './ValueDecoder';
+import type { NodeReader } from './NodeReader';
+import { hidesErrorMethod } from './ValueLimits';
 import type { TaggedNode } from './ValueTags';
+
+// Stored in fields of their own, never among `props`.
+const OWN_FIELDS = new Set(['message', 'stack', 'cause']);
 
 type BuiltinErrorClass = new (message?: string) => Error;
 
@@ -18,7 +22,7 @@ const BUILTIN_ERRORS = new Map<string, BuiltinErrorClass>(
  * `name`. `message`, `stack`, `cause` and `errors` are restored as non-enumerable own
  * properties, like native ones; the error's other stored properties as enumerable ones.
  */
-export function decodeError(node: TaggedNode, decoder: ValueDecoder): Error {
+export function decodeError(node: TaggedNode, decoder: NodeReader): Error {
   const name = decoder.expectString(node.name);
   const className = node.class === undefined ? name : decoder.expectString(node.class);
   const message = node.message === undefined ? undefined : decoder.expectString(node.message);
@@ -41,6 +45,11 @@ export function decodeError(node: TaggedNode, decoder: ValueDecoder): Error {
   if (node.props !== undefined) {
     const props = decoder.expectObject(node.props);
     for (const key of Object.keys(props)) {
+      if (OWN_FIELDS.has(key))
+        throw decoder.fail(`${key} is stored apart from the properties`, key);
+      if (hidesErrorMethod(error, key)) {
+        throw decoder.fail(`a property named ${key} would hide the error's ${key}() method`, key);
+      }
       const value = decoder.decodeAt(key, props[key]);
       Object.defineProperty(error, key, {
         value,

@@ -1,6 +1,8 @@
 import { types } from 'node:util';
 import { SerializationError } from '../errors/SerializationError';
 import { errorClassName } from './ErrorClassRegistry';
+import { describeThrown } from './describeNode';
+import { hidesErrorMethod, MAX_DEPTH } from './ValueLimits';
 import { builtinTag, describeInstance, hasMethods } from './ObjectKind';
 import {
   entrySegment,
@@ -19,6 +21,10 @@ const ERROR_FIELDS = new Set(['message', 'stack', 'cause']);
  * Turns one value into a tree that `JSON.stringify` writes losslessly. Only what JSON cannot
  * hold is replaced by a tagged node; a value that needs no tag is returned as is, so it is
  * written exactly as `JSON.stringify(value)` would. Use one encoder per value.
+ *
+ * Whatever goes wrong is a `SerializationError` naming the path: a value nested deeper than
+ * {@link MAX_DEPTH} levels, a getter or a Proxy trap that throws (reading `error.name`
+ * included), a revoked Proxy.
  */
 export class ValueEncoder {
   private readonly segments: PathSegment[] = [];
@@ -47,7 +53,20 @@ export class ValueEncoder {
       case 'symbol':
         throw this.fail('a symbol cannot be stored');
       default:
-        return value === null ? null : this.encodeObject(value as object);
+        return value === null ? null : this.encodeGuarded(value as object);
+    }
+  }
+
+  /** Any exception but ours, from a getter or a Proxy trap, becomes one naming the path. */
+  private encodeGuarded(value: object): unknown {
+    if (this.segments.length >= MAX_DEPTH) {
+      throw this.fail(`nested more than ${MAX_DEPTH} levels deep`);
+    }
+    try {
+      return this.encodeObject(value);
+    } catch (error) {
+      if (error instanceof SerializationError) throw error;
+      throw this.fail(`reading it threw ${describeThrown(error)}`);
     }
   }
 
@@ -120,8 +139,9 @@ export class ValueEncoder {
     let copy: Record<string, unknown> | undefined;
     for (let k = 0; k < keys.length; k++) {
       const key = keys[k];
-      const value: unknown = (object as Record<string, unknown>)[key];
+      // Pushed before the read, so a throwing getter is reported at its own key.
       this.segments.push(key);
+      const value: unknown = (object as Record<string, unknown>)[key];
       const encoded = this.encode(value);
       this.segments.pop();
       if (copy === undefined) {
@@ -155,30 +175,56 @@ export class ValueEncoder {
   }
 
   private encodeError(error: Error & { code?: unknown; errors?: unknown }): unknown {
-    const node: Record<string, unknown> = { [TAG_KEY]: 'Error', name: String(error.name) };
+    const node: Record<string, unknown> = {
+      [TAG_KEY]: 'Error',
+      name: this.readAt('name', () => String(error.name)),
+    };
     const className = errorClassName((Object.getPrototypeOf(error) as object | null)?.constructor);
     if (className !== '' && className !== node.name) node.class = className;
-    if (Object.hasOwn(error, 'message')) node.message = String(error.message);
-    if (typeof error.stack === 'string') node.stack = error.stack;
+    if (Object.hasOwn(error, 'message')) {
+      node.message = this.readAt('message', () => String(error.message));
+    }
+    const stack = this.readAt('stack', () => error.stack);
+    if (typeof stack === 'string') node.stack = stack;
     const aggregate = error instanceof AggregateError && Array.isArray(error.errors);
     const keys = Object.keys(error).filter(
       (key) => !ERROR_FIELDS.has(key) && !(aggregate && key === 'errors'),
     );
-    if (!keys.includes('code') && error.code !== undefined) {
-      node.code = this.encodeAt('code', error.code);
+    for (const key of keys) {
+      if (hidesErrorMethod(error, key)) {
+        this.segments.push(key);
+        throw this.fail(`a property named ${key} would hide the error's ${key}() method`);
+      }
     }
-    if (Object.hasOwn(error, 'cause')) node.cause = this.encodeAt('cause', error.cause);
-    if (aggregate) {
-      node.errors = this.encodeAt('errors', error.errors);
-    }
+    const code = keys.includes('code') ? undefined : this.readAt('code', () => error.code);
+    if (code !== undefined) node.code = this.encodeAt('code', code);
+    if (Object.hasOwn(error, 'cause')) node.cause = this.encodeField(error, 'cause');
+    if (aggregate) node.errors = this.encodeField(error, 'errors');
     if (keys.length > 0) {
       const props: Record<string, unknown> = Object.create(null);
-      for (const key of keys) {
-        props[key] = this.encodeAt(key, (error as unknown as Record<string, unknown>)[key]);
-      }
+      for (const key of keys) props[key] = this.encodeField(error, key);
       node.props = props;
     }
     return node;
+  }
+
+  /** Reads one field of the object at the current path; a throw names the field's path. */
+  private readAt<T>(segment: PathSegment, read: () => T): T {
+    this.segments.push(segment);
+    try {
+      return read();
+    } catch (error) {
+      throw this.fail(`reading it threw ${describeThrown(error)}`);
+    } finally {
+      this.segments.pop();
+    }
+  }
+
+  private encodeField(object: object, key: string): unknown {
+    return this.encodeAt(
+      key,
+      this.readAt(key, () => (object as Record<string, unknown>)[key]),
+    );
   }
 
   private encodeAt(segment: PathSegment, value: unknown): unknown {

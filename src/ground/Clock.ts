@@ -3,7 +3,10 @@
  * fires timers at once; production uses {@link SystemClock}.
  */
 export interface Clock {
-  /** Whole milliseconds since the epoch. */
+  /**
+   * Milliseconds since the epoch, a whole number: times are stored to the millisecond, and
+   * a fraction would read back different from what a workflow saw (`ctx.now()`).
+   */
   now(): number;
   /** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
@@ -17,6 +20,7 @@ export const MAX_TIMER_MS = 2 ** 31 - 1;
  * timers allow (~24.8 days) are waited in slices, and an abort removes its listener.
  */
 export class SystemClock implements Clock {
+  /** `Date.now()`: whole milliseconds. */
   now(): number {
     return Date.now();
   }

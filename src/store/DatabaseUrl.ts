@@ -1,102 +1,77 @@
 import type { DataSourceOptions } from 'typeorm';
 import { ConfigurationError } from '../errors/ConfigurationError';
+import { maskUnparsed } from './ServerUrl';
+import { serverUrlOptions, shownServerUrl, type ServerUrlOptions } from './serverUrlOptions';
+import { sqliteUrlOptions } from './sqliteUrlOptions';
 
 const FORMS =
   "'sqlite:./waymark.db', 'sqlite::memory:', 'mysql://user:pass@host:3306/db' " +
   "(or mariadb://) or 'postgres://user:pass@host:5432/db'";
 
+/** A database URL turned into TypeORM options, and how the URL may be shown. */
+export type ParsedDatabaseUrl = ServerUrlOptions;
+
 /**
  * Turns a database URL into TypeORM options. Passwords never appear in error messages.
+ * Server URLs accept the TLS parameters of libpq (`sslmode`, …) or of the `mysql` client
+ * (`ssl-mode`, …) and `poolSize`; any other parameter is refused by name.
  *
  * @example
  * ```ts
  * dataSourceOptionsFromUrl('mysql://root@127.0.0.1:3306/test');
+ * dataSourceOptionsFromUrl('postgres://app:pw@db:5432/app?sslmode=verify-full&sslrootcert=ca.pem');
  * ```
  */
 export function dataSourceOptionsFromUrl(url: string): DataSourceOptions {
+  return parseDatabaseUrl(url).options;
+}
+
+/** @internal {@link dataSourceOptionsFromUrl}, with the shown form and the TLS asked for. */
+export function parseDatabaseUrl(url: string): ParsedDatabaseUrl {
   if (typeof url !== 'string' || url.trim() === '') {
     throw new ConfigurationError(`database URL is empty; expected one of ${FORMS}`);
   }
-  if (url.startsWith('sqlite:')) return sqliteOptions(url);
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch (cause) {
-    throw new ConfigurationError(`database URL "${redact(url)}" is malformed; expected ${FORMS}`, {
-      cause,
-    });
+  if (url.startsWith('sqlite:')) return { options: sqliteUrlOptions(url), shown: url };
+  const scheme = schemeOf(url);
+  if (scheme === undefined) {
+    throw new ConfigurationError(
+      `database URL is malformed: it does not start with a scheme such as "postgres:"; expected ${FORMS}`,
+    );
   }
-  const scheme = parsed.protocol.replace(/:$/, '');
-  if (scheme === 'mysql' || scheme === 'mariadb') return serverOptions(parsed, 'mysql', 3306);
-  if (scheme === 'postgres' || scheme === 'postgresql')
-    return serverOptions(parsed, 'postgres', 5432);
+  const type = serverType(url);
+  if (type !== undefined) return serverUrlOptions(url, type);
   throw new ConfigurationError(
-    `database URL "${redact(url)}" has unsupported scheme "${scheme}:"; expected ${FORMS}`,
+    `database URL "${maskUnparsed(url)}" has unsupported scheme "${scheme}:"; expected ${FORMS}`,
   );
 }
 
-const SQLITE_SYNCHRONOUS = ['normal', 'full'] as const;
-
-/** `sqlite:<file>[?synchronous=normal|full]`; NORMAL (the default) or FULL durability. */
-function sqliteOptions(url: string): DataSourceOptions {
-  const [location, query = ''] = url.slice('sqlite:'.length).split('?', 2) as [string, string?];
-  const path = location.replace(/^\/\/(?=\/)/, '');
-  if (path === '') {
-    throw new ConfigurationError(
-      `database URL "${url}" names no file; use 'sqlite:./waymark.db' or 'sqlite::memory:'`,
-    );
-  }
-  const params = new URLSearchParams(query);
-  for (const key of params.keys()) {
-    if (key !== 'synchronous') {
-      throw new ConfigurationError(
-        `database URL "${url}" has unknown parameter "${key}"; a SQLite URL takes only ?synchronous=normal|full`,
-      );
-    }
-  }
-  const synchronous = params.get('synchronous')?.toLowerCase();
-  if (synchronous === null || synchronous === undefined) {
-    return { type: 'better-sqlite3', database: path };
-  }
-  if (!(SQLITE_SYNCHRONOUS as readonly string[]).includes(synchronous)) {
-    throw new ConfigurationError(
-      `database URL "${url}" has synchronous=${params.get('synchronous')}; expected normal or full`,
-    );
-  }
-  const pragma = `synchronous = ${synchronous.toUpperCase()}`;
-  return {
-    type: 'better-sqlite3',
-    database: path,
-    prepareDatabase: (db: { pragma(sql: string): unknown }) => {
-      db.pragma(pragma);
-    },
-  };
-}
-
-function serverOptions(
-  url: URL,
-  type: 'mysql' | 'postgres',
-  defaultPort: number,
-): DataSourceOptions {
-  const database = decodeURIComponent(url.pathname.replace(/^\//, ''));
-  if (!url.hostname || !database) {
-    throw new ConfigurationError(
-      `database URL "${redact(url.href)}" must name a host and a database, e.g. ${type}://user@127.0.0.1:${defaultPort}/app`,
-    );
-  }
-  const poolSize = url.searchParams.get('poolSize');
-  const base = {
-    host: url.hostname,
-    port: url.port ? Number(url.port) : defaultPort,
-    username: decodeURIComponent(url.username) || undefined,
-    password: decodeURIComponent(url.password) || undefined,
-    database,
-    ...(poolSize ? { poolSize: Number(poolSize) } : {}),
-  };
-  return type === 'mysql' ? { type, ...base, charset: 'utf8mb4_general_ci' } : { type, ...base };
-}
-
-/** The URL with any password replaced by `***`, for messages and logs. */
+/**
+ * The URL as it may appear in messages and logs: the password replaced by `***`; when the
+ * URL cannot be parsed, everything that could be a credential replaced by `***`.
+ *
+ * @example
+ * ```ts
+ * redact('mysql://root:S3cr3t@db:3306/app'); // 'mysql://root:***@db:3306/app'
+ * ```
+ */
 export function redact(url: string): string {
-  return url.replace(/(\/\/[^:/@]*:)[^@]*@/, '$1***@');
+  if (typeof url !== 'string') return '***';
+  if (url.startsWith('sqlite:')) return url;
+  const type = serverType(url);
+  try {
+    return type === undefined ? maskUnparsed(url) : shownServerUrl(url, type);
+  } catch {
+    return maskUnparsed(url);
+  }
+}
+
+function schemeOf(url: string): string | undefined {
+  return /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(url)?.[1].toLowerCase();
+}
+
+function serverType(url: string): 'mysql' | 'postgres' | undefined {
+  const scheme = schemeOf(url);
+  if (scheme === 'mysql' || scheme === 'mariadb') return 'mysql';
+  if (scheme === 'postgres' || scheme === 'postgresql') return 'postgres';
+  return undefined;
 }

@@ -1,39 +1,55 @@
 import { Table, type DataSource, type MigrationInterface, type QueryRunner } from 'typeorm';
 import { dialectOf, type DialectName } from './Dialect';
+import { acquireMigrationLock } from './MigrationLock';
 import { columnTypes } from './migrations/columnTypes';
 import { waymarkMigrations } from './migrations';
 
 const TABLE = 'waymark_migrations';
-/** Arbitrary constant naming waymark's advisory lock in PostgreSQL. */
-const PG_LOCK_KEY = 73_615_042;
+
+/** Options of a {@link Migrator}. */
+export interface MigratorOptions {
+  /**
+   * How long to wait for another process applying migrations to the same database before
+   * `MigrationLockTimeoutError`; default 120 000 ms.
+   */
+  readonly lockTimeoutMs?: number;
+}
 
 /**
  * Applies waymark's own migrations, recorded in `waymark_migrations` so they never mix
- * with the application's. Holds a database-wide lock while it works, so many processes
- * starting at once apply each migration exactly once.
+ * with the application's. A schema that is already current is seen without any lock (the
+ * usual start); otherwise it takes this database's migration lock, looks again, and
+ * applies what is still pending, so many processes starting at once apply each migration
+ * exactly once — and never without the lock.
+ *
+ * @example
+ * ```ts
+ * await new Migrator(dataSource).migrate(); // ['M0005AddForks'], or [] when current
+ * ```
  */
 export class Migrator {
   private readonly dialect: DialectName;
+  private readonly lockTimeoutMs: number;
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly migrations: ReadonlyArray<new () => MigrationInterface> = waymarkMigrations,
+    options: MigratorOptions = {},
   ) {
     this.dialect = dialectOf(dataSource);
+    this.lockTimeoutMs = options.lockTimeoutMs ?? 120_000;
   }
 
-  /** Names of migrations not yet applied, oldest first. */
+  /** Names of migrations not yet applied, oldest first. Writes nothing. */
   async pending(): Promise<string[]> {
-    return this.withRunner(async (runner) => {
-      await this.ensureTable(runner);
-      return (await this.pendingOn(runner)).map((m) => m.name!);
-    });
+    return this.withRunner(async (runner) => (await this.pendingOn(runner)).map((m) => m.name!));
   }
 
   /** Applies every pending migration and returns their names. */
   async migrate(): Promise<string[]> {
+    if ((await this.pending()).length === 0) return [];
     return this.withRunner(async (runner) => {
-      await this.lock(runner);
+      const release = await acquireMigrationLock(runner, this.dialect, this.lockTimeoutMs);
       let succeeded = false;
       try {
         await this.ensureTable(runner);
@@ -45,12 +61,14 @@ export class Migrator {
         succeeded = true;
         return applied;
       } finally {
-        await this.unlock(runner, succeeded);
+        await release(succeeded);
       }
     });
   }
 
+  /** Pending migrations; all of them while the bookkeeping table does not exist. */
   private async pendingOn(runner: QueryRunner): Promise<MigrationInterface[]> {
+    if (!(await runner.hasTable(TABLE))) return this.migrations.map((M) => new M());
     const rows: Array<{ name: string }> = await runner.query(`SELECT name FROM ${TABLE}`);
     const done = new Set(rows.map((r) => r.name));
     return this.migrations.map((M) => new M()).filter((m) => !done.has(m.name!));
@@ -81,21 +99,6 @@ export class Migrator {
       }),
       true,
     );
-  }
-
-  private async lock(runner: QueryRunner): Promise<void> {
-    if (this.dialect === 'mysql') await runner.query(`SELECT GET_LOCK('waymark_migrations', 120)`);
-    else if (this.dialect === 'postgres')
-      await runner.query(`SELECT pg_advisory_lock(${PG_LOCK_KEY})`);
-    else await runner.query('BEGIN IMMEDIATE');
-  }
-
-  /** SQLite's lock is the transaction itself: a failed migration rolls back entirely. */
-  private async unlock(runner: QueryRunner, succeeded: boolean): Promise<void> {
-    if (this.dialect === 'mysql') await runner.query(`SELECT RELEASE_LOCK('waymark_migrations')`);
-    else if (this.dialect === 'postgres')
-      await runner.query(`SELECT pg_advisory_unlock(${PG_LOCK_KEY})`);
-    else await runner.query(succeeded ? 'COMMIT' : 'ROLLBACK');
   }
 
   private async withRunner<T>(work: (runner: QueryRunner) => Promise<T>): Promise<T> {

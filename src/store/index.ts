@@ -1,5 +1,5 @@
 export { dataSourceOptionsFromUrl } from './DatabaseUrl';
 export { waymarkMigrations } from './migrations';
-export { Migrator } from './Migrator';
+export { Migrator, type MigratorOptions } from './Migrator';
 export type { ListRunsOptions, RunPage, RunSummary, StepRecord } from './RunQueries';
 export * from './RunStatus';

@@ -1,6 +1,9 @@
+import { existsSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { DataSource, type DataSourceOptions } from 'typeorm';
+import { ConfigurationError } from '../errors/ConfigurationError';
 import { StoreUnavailableError } from '../errors/StoreUnavailableError';
-import { dataSourceOptionsFromUrl, redact } from './DatabaseUrl';
+import { parseDatabaseUrl } from './DatabaseUrl';
 import { dialectOf } from './Dialect';
 
 /** An initialized DataSource, and whether waymark created it (and so must close it). */
@@ -12,7 +15,8 @@ export interface OpenedDataSource {
 /**
  * Opens the database a runtime stores runs in. SQLite files run in WAL mode with
  * `synchronous=NORMAL` (a committed step survives a process crash; an OS crash may lose
- * the last few) unless the options say otherwise.
+ * the last few) unless the options say otherwise. A URL's password never appears in the
+ * errors; a URL that asks for TLS gets it or an error that says so.
  */
 export async function openDataSource(
   database: string | DataSourceOptions | DataSource,
@@ -22,11 +26,43 @@ export async function openDataSource(
     if (!database.isInitialized) await initialize(database, describe(database.options));
     return { dataSource: database, owned: false };
   }
-  const options = typeof database === 'string' ? dataSourceOptionsFromUrl(database) : database;
+  if (typeof database !== 'string') {
+    return { dataSource: await open(database, describe(database)), owned: true };
+  }
+  const url = parseDatabaseUrl(database);
+  assertSqliteFolder(url.options);
+  if (!url.tls || url.tls.mode === 'disable') {
+    return { dataSource: await open(url.options, url.shown), owned: true };
+  }
+  const what = `${url.shown} over TLS (${url.tls.asked})`;
+  try {
+    return { dataSource: await open(url.options, what), owned: true };
+  } catch (error) {
+    // `prefer` (libpq) and PREFERRED (MySQL): cleartext when the server offers no TLS.
+    if (!url.withoutTls || !offersNoTls(error)) throw error;
+    return { dataSource: await open(url.withoutTls, url.shown), owned: true };
+  }
+}
+
+async function open(options: DataSourceOptions, what: string): Promise<DataSource> {
   const dataSource = new DataSource(withDefaults(options));
   dialectOf(dataSource);
-  await initialize(dataSource, typeof database === 'string' ? redact(database) : describe(options));
-  return { dataSource, owned: true };
+  await initialize(dataSource, what);
+  return dataSource;
+}
+
+/**
+ * TypeORM creates a SQLite file's missing folders; from a URL, a missing folder is more
+ * likely a typo (or an unmounted volume) than a wish.
+ */
+function assertSqliteFolder(options: DataSourceOptions): void {
+  if (options.type !== 'better-sqlite3' || options.database === ':memory:') return;
+  const folder = dirname(options.database);
+  if (!existsSync(folder)) {
+    throw new ConfigurationError(
+      `the folder ${folder} of SQLite database ${options.database} does not exist; create it first`,
+    );
+  }
 }
 
 function withDefaults(options: DataSourceOptions): DataSourceOptions {
@@ -49,6 +85,15 @@ async function initialize(dataSource: DataSource, what: string): Promise<void> {
   } catch (error) {
     throw new StoreUnavailableError(`connect to ${what}`, error);
   }
+}
+
+/** The server answered that it does not speak TLS (pg and mysql2 say so in these words). */
+function offersNoTls(error: unknown): boolean {
+  const cause = (error as { cause?: { message?: unknown; code?: unknown } }).cause;
+  return (
+    cause?.code === 'HANDSHAKE_NO_SSL_SUPPORT' ||
+    cause?.message === 'The server does not support SSL connections'
+  );
 }
 
 function describe(options: DataSourceOptions): string {

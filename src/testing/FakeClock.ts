@@ -11,6 +11,10 @@ interface Timer {
  * A clock that only moves when told: `advance('3d')` fires every timer, backoff and
  * timeout due within those three days at once, in order.
  *
+ * Like the system clock, it hands out whole milliseconds: a fractional start or
+ * `advance()` is rounded to the nearest millisecond, and a sleep of a fraction of a
+ * millisecond (a jittered backoff) is due at the next whole one, never before.
+ *
  * @example
  * ```ts
  * const runtime = await createTestRuntime({ clock: 'fake' });
@@ -26,7 +30,7 @@ export class FakeClock implements Clock {
   private readonly sleepers = new Set<() => void>();
 
   constructor(start: Date | number = Date.UTC(2026, 0, 1)) {
-    this.current = typeof start === 'number' ? start : start.getTime();
+    this.current = Math.round(typeof start === 'number' ? start : start.getTime());
   }
 
   now(): number {
@@ -38,7 +42,7 @@ export class FakeClock implements Clock {
       if (signal?.aborted) return reject(signal.reason as Error);
       if (ms <= 0) return resolve();
       const timer: Timer = {
-        dueAt: this.current + Math.max(0, ms),
+        dueAt: this.current + Math.ceil(ms),
         order: this.order++,
         resolve: () => {
           signal?.removeEventListener('abort', onAbort);
@@ -74,11 +78,12 @@ export class FakeClock implements Clock {
   }
 
   /**
-   * Moves time forward by `duration`, firing due timers one at a time in due order and
-   * letting the code they wake run (including its database I/O) before the next.
+   * Moves time forward by `duration` (rounded to whole milliseconds), firing due timers one
+   * at a time in due order and letting the code they wake run (including its database I/O)
+   * before the next.
    */
   async advance(duration: Duration): Promise<void> {
-    const target = this.current + parseDuration(duration, 'FakeClock.advance()');
+    const target = this.current + Math.round(parseDuration(duration, 'FakeClock.advance()'));
     for (let timer = this.next(); timer && timer.dueAt <= target; timer = this.next()) {
       this.current = Math.max(this.current, timer.dueAt);
       this.timers.delete(timer);

@@ -31,12 +31,38 @@ describe('waymark CLI: bad input, before any database is used', () => {
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('no database: pass --db <url> or set WAYMARK_DATABASE_URL');
     expect(fromEnv.code).toBe(2);
-    expect(fromEnv.stderr).toContain('database URL "postgres:/nohost" must name a host');
+    expect(fromEnv.stderr).toContain('database URL "postgres:***" must start with postgres://');
     expect(scheme.code).toBe(2);
     expect(scheme.stderr).toContain('unsupported scheme "oracle:"');
     expect(malformed.code).toBe(2);
-    expect(malformed.stderr).toContain('database URL "mysql://root:***@/app" is malformed');
+    expect(malformed.stderr).toContain('database URL "mysql://root:***@/app" must name a host');
     expect(malformed.stderr).not.toContain('hunter2');
+  });
+
+  it('never prints a password, however the URL is mangled', async () => {
+    const results = await Promise.all(
+      [
+        'postgres:/postgres:Secret@127.0.0.1/test',
+        'postgres:postgres:Secret@127.0.0.1/test',
+        'mysql://root:Secret%zz@127.0.0.1:1/test',
+        'mysql://root:Secret@ss@127.0.0.1:1/test',
+        'postgres://postgres:Secret@127.0.0.1:1/test?sslmode=require&pasword=Secret',
+      ].map((db) => waymark(['runs'], { db })),
+    );
+    const [slash, noSlashes, percent, at, unknown] = results.map(errorLines);
+    for (const result of results) expect(result.stderr).not.toMatch(/Secret|ss@/);
+    expect(slash).toEqual([
+      'error: database URL "postgres:***@127.0.0.1/test" must start with postgres:// (two slashes after "postgres:")',
+    ]);
+    expect(noSlashes).toEqual(slash);
+    expect(percent[0]).toMatch(
+      /^error: the password in database URL "mysql:\/\/root:\*\*\*@127.0.0.1:1\/test" has a malformed percent-encoding/,
+    );
+    expect(at).toEqual([
+      'error: database mysql://root:***@127.0.0.1:1/test is unavailable: connect ECONNREFUSED 127.0.0.1:1',
+    ]);
+    expect(unknown[0]).toContain('?sslmode=require&pasword=***" has unknown parameter "pasword"');
+    expect(results.map((r) => r.code)).toEqual([2, 2, 2, 3, 2]);
   });
 
   it('names a database that is down, password redacted, in one line (exit 3)', async () => {

@@ -1,15 +1,61 @@
 import Database from 'better-sqlite3';
-import { container as rootContainer, type DependencyContainer } from 'tsyringe';
+import { container as rootContainer, injectable, type DependencyContainer } from 'tsyringe';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import {
+  Step,
   StoreUnavailableError,
   Waymark,
+  Workflow,
+  WorkflowContext,
   dataSourceOptionsFromUrl,
   type Duration,
   type WaymarkRuntime,
 } from 'waymark';
 import { createTestDatabase, type Backend, type TestDatabase } from '../support/databases';
 import { BodyCounts, SlowPipeline } from '../support/fixtures/SlowPipeline';
+
+/** Holds step 2's first execution until the test has taken the database away. */
+class Gate {
+  private openGate!: () => void;
+  private arrive!: () => void;
+  private readonly opened = new Promise<void>((resolve) => (this.openGate = resolve));
+  readonly reached = new Promise<void>((resolve) => (this.arrive = resolve));
+  private passed = false;
+
+  async pass(): Promise<void> {
+    if (this.passed) return;
+    this.passed = true;
+    this.arrive();
+    await this.opened;
+  }
+
+  open(): void {
+    this.openGate();
+  }
+}
+
+@injectable()
+class GatedPipeline {
+  constructor(
+    private readonly ctx: WorkflowContext,
+    private readonly counts: BodyCounts,
+    private readonly gate: Gate,
+  ) {}
+
+  @Workflow({ name: 'gated-pipeline', id: (id: string) => `gated-pipeline-${id}` })
+  async run(_id: string, steps: number): Promise<number> {
+    let total = 0;
+    for (let i = 0; i < steps; i++) total += await this.stage(i);
+    return total;
+  }
+
+  @Step()
+  async stage(i: number): Promise<number> {
+    this.counts.add(this.ctx.runId, i);
+    if (i === 2) await this.gate.pass();
+    return i;
+  }
+}
 
 const STEPS = 12;
 const TOTAL = (STEPS * (STEPS - 1)) / 2;
@@ -123,6 +169,41 @@ describe.each(['mariadb', 'postgres'] as const)('a database outage on %s', (back
       expect(executions.filter((n) => n > 1).length).toBeLessThanOrEqual(1);
     } finally {
       await next.close({ grace: 100 });
+    }
+  });
+
+  it('a caller awaiting a run through an outage longer than storeRetryTimeout gets StoreUnavailableError; the run completes once the database returns and the caller can await it again', async () => {
+    const gate = new Gate();
+    scope.registerInstance(Gate, gate);
+    const runtime = await open({ storeRetryTimeout: '300ms' });
+    const id = `await-${Date.now()}`;
+    const runId = `gated-pipeline-${id}`;
+    try {
+      const handle = await runtime.start(GatedPipeline, 'run', [id, STEPS]);
+      // Step 2's body is running: the database goes away before its checkpoint is written.
+      await gate.reached;
+      await refuseConnections(true);
+      let outcome: unknown;
+      try {
+        gate.open();
+        outcome = await handle.result().catch((e: unknown) => e);
+      } finally {
+        await refuseConnections(false);
+      }
+      expect(outcome).toBeInstanceOf(StoreUnavailableError);
+      expect((outcome as Error).message).toMatch(/^waymark could not .+: .+/);
+
+      // The database is back: this process resumes the run, and the same handle gets the result.
+      await runtime.recover();
+      await expect(handle.result()).resolves.toBe(TOTAL);
+      // At least once: the step whose checkpoint write failed ran again; no other step did.
+      const executions = counts.of(runId);
+      expect(executions).toEqual(Array.from({ length: STEPS }, (_, i) => (i === 2 ? 2 : 1)));
+      expect((await runtime.history(runId)).map((s) => s.status)).toEqual(
+        Array(STEPS).fill('completed'),
+      );
+    } finally {
+      await runtime.close({ grace: 100 });
     }
   });
 

@@ -621,8 +621,8 @@ describe('reading corrupt text', () => {
   });
 
   it.each([
-    ['{"$wm":"Date","v":5}', 'cannot read result: expected a string, found 5'],
-    ['{"$wm":"BigInt","v":"12x"}', 'cannot read result: Cannot convert 12x to a BigInt'],
+    ['{"$wm":"Date","v":5}', 'cannot read result: expected an ISO time, found 5'],
+    ['{"$wm":"BigInt","v":"12x"}', 'cannot read result: expected a decimal integer, found "12x"'],
     ['{"$wm":"Number","v":"Huge"}', 'cannot read result: unknown number "Huge"'],
     ['{"a":{"$wm":"hole"}}', 'cannot read result.a: a hole marker outside an array'],
     ['{"$wm":"Map","v":[[1,{"$wm":"?"}]]}', 'cannot read result<1>: unknown tag "?"'],
@@ -630,6 +630,164 @@ describe('reading corrupt text', () => {
   ])('%s is rejected as corrupt', (text, message) => {
     expect(() => codec.decode(text, 'result')).toThrow(message);
     expect(() => codec.decode(text, 'result')).toThrow(CorruptValueError);
+  });
+
+  // What a tampered row may hold: each is refused with the path and the caller's label,
+  // never read as an Invalid Date, an empty Buffer, or thrown as a RangeError.
+  it.each([
+    ['{"at":{"$wm":"Date","v":"garbage"}}', '.at: expected an ISO time, found "garbage"'],
+    ['{"$wm":"Date","v":"2024-02-30T00:00:00.000Z"}', ': expected an ISO time'],
+    ['{"$wm":"Date","v":[[[1]]]}', ': expected an ISO time, found an array of 1'],
+    ['{"b":{"$wm":"Buffer","v":"!!!"}}', '.b: expected base64, found "!!!"'],
+    ['{"$wm":"Buffer","v":"QUJD"}', null],
+    ['{"$wm":"Buffer","v":"QUJ"}', ': expected base64, found "QUJ"'],
+    ['{"$wm":"Uint8Array","v":"%%%%"}', ': expected base64'],
+    [
+      '{"$wm":"Float64Array","v":"AQID"}',
+      ': byte length of Float64Array should be a multiple of 8',
+    ],
+    ['{"$wm":"BigInt","v":""}', ': expected a decimal integer, found ""'],
+    ['{"$wm":"BigInt","v":"0x1f"}', ': expected a decimal integer, found "0x1f"'],
+    ['{"$wm":"RegExp","v":["a"]}', ': expected a pair, found an array of 1'],
+    ['{"$wm":"RegExp","v":["(", ""]}', ': Invalid regular expression'],
+    ['{"$wm":"Map","v":[[1,2,3]]}', ': expected a pair, found an array of 3'],
+    ['{"$wm":"Map","v":{"a":1}}', ': expected an array, found an object'],
+    ['{"$wm":"Set","v":"abc"}', ': expected an array, found "abc"'],
+    ['{"$wm":"Object","v":[1]}', ': expected an object, found an array of 1'],
+    ['{"$wm":{"deep":[[[]]]}}', ': unknown tag an object'],
+    [
+      '{"$wm":"Error","name":"Error","props":{"toString":5}}',
+      ".toString: a property named toString would hide the error's toString() method",
+    ],
+    [
+      '{"$wm":"Error","name":"TypeError","props":{"valueOf":"x"}}',
+      '.valueOf: a property named valueOf',
+    ],
+    ['{"$wm":"Error","name":"Error","props":{"stack":5}}', '.stack: stack is stored apart'],
+    ['{"$wm":"Error","name":7}', ': expected a string, found 7'],
+    ['{"$wm":"Error","name":"Error","message":["m"]}', ': expected a string, found an array of 1'],
+    ['{"$wm":"Error","name":"Error","errors":{}}', ': expected an array, found an object'],
+  ])('a tampered row %s is a CorruptValueError naming where', (text, message) => {
+    const label = 'step #4 "book" result';
+    if (message === null) {
+      expect(codec.decode(text, label)).toEqual(Buffer.from('ABC'));
+      return;
+    }
+    let caught: unknown;
+    try {
+      codec.decode(text, label);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(CorruptValueError);
+    expect((caught as Error).message).toContain(`cannot read ${label}${message}`);
+  });
+
+  it('a row nested 50,000 deep is a CorruptValueError, tagged or not, not a RangeError', () => {
+    for (const inner of ['1', '{"$wm":"undefined"}']) {
+      const text = '['.repeat(50_000) + inner + ']'.repeat(50_000);
+      let caught: unknown;
+      try {
+        codec.decode(text, 'run "r-1" args');
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught).toBeInstanceOf(CorruptValueError);
+      expect((caught as CorruptValueError).message).toMatch(
+        /^cannot read run "r-1" args\[0\]\[0\].*…\(980 more levels\)….*\[0\]: nested more than 1000 levels deep$/,
+      );
+    }
+    const object = '{"a":'.repeat(50_000) + '1' + '}'.repeat(50_000);
+    expect(() => codec.decode(object, 'result')).toThrow(CorruptValueError);
+    // Brackets inside strings are text, not nesting.
+    const text = JSON.stringify({ s: '['.repeat(5000) });
+    expect(codec.decode(text, 'result')).toEqual({ s: '['.repeat(5000) });
+  });
+});
+
+describe('writing values that fight back', () => {
+  const failure = (value: unknown, path = 'result'): SerializationError => {
+    const error = encodeError(value, path);
+    expect(error).toBeInstanceOf(SerializationError);
+    return error as SerializationError;
+  };
+
+  it('a value nested 20,000 deep is a SerializationError naming the path, not a RangeError', () => {
+    let deep: unknown = 'bottom';
+    for (let i = 0; i < 20_000; i++) deep = { next: deep };
+    const error = failure({ chain: deep });
+    expect(error.message).toMatch(
+      /^cannot store result\.chain\.next\.next.*…\(980 more levels\)…(\.next)+: nested more than 1000 levels deep$/,
+    );
+    let ok: unknown = 'bottom';
+    for (let i = 0; i < 999; i++) ok = [ok];
+    expect(roundTrip(ok)).toEqual(ok);
+  });
+
+  it('a getter that throws names its own path', () => {
+    const value = {
+      order: {
+        get total(): number {
+          throw new Error('not loaded');
+        },
+      },
+    };
+    expect(failure(value).message).toBe(
+      'cannot store result.order.total: reading it threw Error: not loaded',
+    );
+  });
+
+  it('a Proxy whose traps throw, or a revoked one, names its path', () => {
+    const trapped = new Proxy(
+      {},
+      {
+        ownKeys: () => {
+          throw new Error('no keys');
+        },
+      },
+    );
+    expect(failure({ p: trapped }).message).toBe(
+      'cannot store result.p: reading it threw Error: no keys',
+    );
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    expect(failure([proxy]).message).toMatch(
+      /^cannot store result\[0\]: reading it threw TypeError: /,
+    );
+    // A Proxy that behaves like its data is stored as that data.
+    expect(roundTrip({ p: new Proxy({ a: 1 }, {}) })).toEqual({ p: { a: 1 } });
+  });
+
+  it('an error whose name getter throws names error.name', () => {
+    const error = new Error('boom');
+    Object.defineProperty(error, 'name', {
+      get: () => {
+        throw new Error('no name');
+      },
+    });
+    expect(failure(error, 'error').message).toBe(
+      'cannot store error.name: reading it threw Error: no name',
+    );
+  });
+
+  it('an error carrying a property that would hide one of its methods is refused', () => {
+    const error = Object.assign(new Error('boom'), { toString: 5 });
+    expect(failure(error, 'error').message).toBe(
+      "cannot store error.toString: a property named toString would hide the error's toString() method",
+    );
+  });
+
+  it('a getter that throws only when JSON writes it is still a SerializationError', () => {
+    let reads = 0;
+    const value = {
+      get x(): number {
+        if (++reads > 1) throw new Error('second read');
+        return 1;
+      },
+    };
+    expect(failure(value).message).toBe(
+      'cannot store result: writing it as JSON threw Error: second read',
+    );
   });
 });
 
