@@ -1,5 +1,6 @@
 export * from './WaymarkError';
 export * from './ConfigurationError';
+export * from './InvalidArgumentError';
 export * from './CorruptValueError';
 export * from './LeaseLostError';
 export * from './NoRuntimeError';
