@@ -62,6 +62,37 @@ export function waymark(args: readonly string[], options: CliOptions = {}): Prom
   });
 }
 
+/**
+ * Runs `waymark …args | <pipe>` in bash with `pipefail`, so `code` is waymark's exit code
+ * (or the pipe command's when that failed). `stderr` is waymark's.
+ */
+export function waymarkPiped(
+  args: readonly string[],
+  pipe: string,
+  options: CliOptions = {},
+): Promise<CliResult> {
+  const db = options.db === undefined ? [] : ['--db', options.db];
+  const quote = (word: string): string => `'${word.replace(/'/g, "'\\''")}'`;
+  const command = [process.execPath, ...ENTRY, ...db, ...args].map(quote).join(' ');
+  const child = spawn('bash', ['-c', `set -o pipefail; ${command} | ${pipe}`], {
+    cwd: REPO,
+    env: environment(options.env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const watchdog = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  return new Promise((done, fail) => {
+    child.once('error', fail);
+    child.once('close', (code) => {
+      clearTimeout(watchdog);
+      done({ code, stdout, stderr });
+    });
+  });
+}
+
 /** A long-running `waymark worker` whose output can be waited on line by line. */
 export class WorkerCli {
   private stdout = '';
