@@ -23,3 +23,4 @@ export * from './UnknownOutcomeError';
 export * from './IdempotencyConflictError';
 export * from './RunFinishedError';
 export * from './SignalTimeoutError';
+export * from './httpStatusOfError';
