@@ -52,6 +52,11 @@ export interface RunSummary {
 export interface ListRunsOptions {
   status?: RunStatus | RunStatus[];
   workflow?: string;
+  /**
+   * Only `waiting` runs waiting for this: `'signal'` (any `signal:<name>`, e.g. the runs an
+   * approval screen lists), `'sleep'` or `'retry'`.
+   */
+  waitingFor?: 'signal' | 'sleep' | 'retry';
   /** At most this many runs (default 50, at most 1000). */
   limit?: number;
   /** From a previous page's `nextCursor`. */
@@ -159,6 +164,9 @@ export class RunQueries {
       where.push('workflow = ?');
       params.push(options.workflow);
     }
+    if (options.waitingFor !== undefined) {
+      where.push(waitingForCondition(options.waitingFor));
+    }
     if (options.cursor !== undefined) {
       const { createdAt, id } = decodeCursor(options.cursor);
       where.push('(created_at < ? OR (created_at = ? AND id < ?))');
@@ -220,6 +228,21 @@ export function summarize(row: RunRow): RunSummary {
     createdAt: new Date(row.createdAt),
     updatedAt: new Date(row.updatedAt),
   };
+}
+
+function waitingForCondition(waitingFor: unknown): string {
+  switch (waitingFor) {
+    case 'signal':
+      return "status = 'waiting' AND waiting_for LIKE 'signal:%'";
+    case 'sleep':
+    case 'retry':
+      return `status = 'waiting' AND waiting_for = '${waitingFor}'`;
+    default:
+      throw new InvalidArgumentError(
+        'list(): waitingFor',
+        `must be 'signal', 'sleep' or 'retry', got ${String(waitingFor)}`,
+      );
+  }
 }
 
 function encodeCursor(row: RunRow): string {
