@@ -1,3 +1,4 @@
+import { brand, hasBrand } from './brand';
 import { ConfigurationError } from './ConfigurationError';
 
 /**
@@ -22,7 +23,9 @@ export class InvalidArgumentError extends ConfigurationError {
   }
 }
 
+brand(InvalidArgumentError, 'InvalidArgumentError');
+
 /** True when `error` is an {@link InvalidArgumentError}. */
 export function isInvalidArgumentError(error: unknown): error is InvalidArgumentError {
-  return error instanceof InvalidArgumentError;
+  return hasBrand(error, 'InvalidArgumentError');
 }

@@ -35,6 +35,8 @@ export interface WaymarkErrorBody {
  * // GET /purchases/unknown → 404 { statusCode: 404, error: 'Not Found', code: 'RUN_NOT_FOUND', … }
  * ```
  */
+// Nest matches @Catch by instanceof, so another copy of waymark's errors pass by; catching
+// everything instead would take exceptions from the application's own global filters.
 @Catch(WaymarkError)
 export class WaymarkExceptionFilter extends BaseExceptionFilter {
   private static readonly log = new Logger('WaymarkExceptionFilter');
