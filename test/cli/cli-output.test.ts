@@ -28,6 +28,7 @@ describe('waymark CLI output on a terminal', () => {
         error: JSON.stringify({ $wm: 'Error', name: 'Error', message: HOSTILE }),
         status: 'failed',
       });
+      await seedHistory(runtime.dataSource, { runId: 'paged', steps: 2_500, retrying: [2_499] });
       // Enough runs that `waymark runs --limit 1000` writes more than a pipe holds.
       await runtime.dataSource.query(
         'WITH RECURSIVE g(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM g WHERE n < 999) ' +
@@ -63,6 +64,26 @@ describe('waymark CLI output on a terminal', () => {
     expect(shown.steps[2]).toMatchObject({ error: { message: HOSTILE } });
     expect(missing.code).toBe(1);
     expect(missing.stderr).toBe('error: no run with id "nope\\x1b]0;you have been pwned\\x07"\n');
+  });
+
+  it('show prints a history of several pages whole, as a table and as one JSON document', async () => {
+    const [text, json] = await Promise.all([
+      waymark(['show', 'paged'], { db: db.url }),
+      waymark(['show', 'paged', '--json'], { db: db.url }),
+    ]);
+    expect(text.code).toBe(0);
+    const rows = text.stdout.split('\n').filter((line) => /^\d+ /.test(line));
+    expect(rows.map((row) => Number(row.split(' ')[0]))).toEqual([...Array(2_500).keys()]);
+    expect(rows[0]).toMatch(/^0 +step +completed/);
+    expect(rows[2_499]).toMatch(/^2499 +step +retrying /);
+    expect(json.code).toBe(0);
+    const shown = JSON.parse(json.stdout) as {
+      steps: Array<{ seq: number; idempotencyKey: string }>;
+      idempotencyKeyNote: string;
+    };
+    expect(shown.steps.map((step) => step.seq)).toEqual([...Array(2_500).keys()]);
+    expect(shown.steps[1_234]).toMatchObject({ idempotencyKey: 'paged:1234', status: 'completed' });
+    expect(shown.idempotencyKeyNote).toContain('idempotency keys are the defaults');
   });
 
   it('refuses a malformed run id before it opens the database (exit 2)', async () => {
