@@ -1,6 +1,6 @@
 import { isInvalidArgumentError } from '../errors/InvalidArgumentError';
 import { assertSignalName } from '../store/identifiers';
-import type { HistoryPageOptions } from '../store/HistoryPages';
+import { MAX_SEQ, type HistoryPageOptions } from '../store/HistoryPages';
 import type { ListRunsOptions } from '../store/RunQueries';
 import { RUN_STATUSES, type RunStatus } from '../store/RunStatus';
 import { ConsoleHttpError } from './ConsoleHttpError';
@@ -32,8 +32,6 @@ export const MAX_STEPS_PAGE = 500;
 
 /** Error messages in the step list are cut at this many characters. */
 export const MAX_ERROR_TEXT = 1000;
-
-const MAX_SEQ = 2_147_483_647;
 
 /**
  * The filters of `GET /api/runs`: `status` (one or more, comma-separated or repeated),

@@ -24,7 +24,7 @@ export const DEFAULT_HISTORY_PAGE = 100;
 export const MAX_HISTORY_PAGE = 1000;
 
 /** The largest sequence number: `seq` is a 32-bit `INTEGER` column on every backend. */
-const MAX_SEQ = 2_147_483_647;
+export const MAX_SEQ = 2_147_483_647;
 
 /** A validated page request. */
 interface PageBounds {
