@@ -56,7 +56,7 @@ describe.each<Backend>(['sqlite-file', 'postgres'])(
   'a run with 200,000 steps of about 1 KB on %s',
   (backend) => {
     let db: TestDatabase;
-    let console: ConsoleProcess;
+    let served: ConsoleProcess;
     let base: { url: string; token: string };
 
     beforeAll(async () => {
@@ -79,11 +79,11 @@ describe.each<Backend>(['sqlite-file', 'postgres'])(
       } finally {
         await runtime.close();
       }
-      console = new ConsoleProcess(db.url);
-      base = await console.next<{ url: string; token: string }>();
+      served = new ConsoleProcess(db.url);
+      base = await served.next<{ url: string; token: string }>();
     }, 120_000);
     afterAll(async () => {
-      await console?.stop();
+      await served?.stop();
       await db?.drop();
     });
 
@@ -99,7 +99,7 @@ describe.each<Backend>(['sqlite-file', 'postgres'])(
       // Warm up what every request uses (code, connections), then take the baseline.
       await get('api/runs');
       await get(`api/runs/${RUN_ID}?limit=500`);
-      const before = await console.memory();
+      const before = await served.memory();
       const sizes: number[] = [];
       const seqs: number[] = [];
       for (let from: number | null = 0; from !== null;) {
@@ -115,7 +115,7 @@ describe.each<Backend>(['sqlite-file', 'postgres'])(
       sizes.push(...heads.map((head) => head.bytes));
       const list = await get('api/runs');
       sizes.push(list.bytes);
-      const after = await console.memory();
+      const after = await served.memory();
 
       expect(seqs).toHaveLength(STEPS);
       expect(seqs[STEPS - 1]).toBe(STEPS - 1);
