@@ -1,14 +1,25 @@
 import { palette, type Palette } from './Palette';
+import { terminalSafe } from './terminalSafe';
 
 /** A stream the CLI writes to. */
 export interface OutputStream {
   write(text: string): unknown;
   readonly isTTY?: boolean;
+  on?(event: 'error', listener: (error: NodeJS.ErrnoException) => void): unknown;
 }
 
 /**
+ * Characters `JSON.stringify` leaves as they are that a terminal may still act on: C1
+ * controls and the Unicode direction overrides. Escaped as `\uXXXX`, the JSON means the same.
+ */
+const JSON_UNSAFE = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/**
  * Where commands write: results on stdout, errors and warnings on stderr, each coloured
- * only when it is a terminal (and `NO_COLOR` is not set).
+ * only when it is a terminal (and `NO_COLOR` is not set). Error and warning messages are
+ * made safe for the terminal ({@link terminalSafe}) here; a command's result lines are made
+ * safe by the command, which colours them. A closed stdout (`waymark runs | head -3`) ends
+ * output quietly: {@link closed} turns true and later lines are dropped.
  *
  * @example
  * ```ts
@@ -20,6 +31,7 @@ export class Output {
   /** Colours for stdout. */
   readonly paint: Palette;
   private readonly errorPaint: Palette;
+  private stdoutClosed = false;
 
   constructor(
     private readonly stdout: OutputStream,
@@ -29,25 +41,47 @@ export class Output {
     const allowed = env.NO_COLOR === undefined || env.NO_COLOR === '';
     this.paint = palette(allowed && stdout.isTTY === true);
     this.errorPaint = palette(allowed && stderr.isTTY === true);
+    stdout.on?.('error', (error) => {
+      // The reader went away (`| head`): nobody reads what follows. Anything else is a fault.
+      if (error.code !== 'EPIPE') throw error;
+      this.stdoutClosed = true;
+    });
+  }
+
+  /** True once stdout's reader has gone; a command printing page by page can stop. */
+  get closed(): boolean {
+    return this.stdoutClosed;
   }
 
   /** One line of a command's result. */
   line(text = ''): void {
-    this.stdout.write(`${text}\n`);
+    if (!this.stdoutClosed) this.stdout.write(`${text}\n`);
   }
 
-  /** A value for scripts: one JSON document. */
+  /** A value for scripts: one JSON document, escaped so no character in it acts on a terminal. */
   json(value: unknown): void {
-    this.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+    this.line(Output.jsonText(value, 2));
+  }
+
+  /** `JSON.stringify` whose output is safe to print on a terminal too. */
+  static jsonText(value: unknown, indent?: number): string {
+    return JSON.stringify(value, null, indent).replace(
+      JSON_UNSAFE,
+      (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+    );
   }
 
   /** A failure, on stderr. */
   error(message: string): void {
-    this.stderr.write(`${this.errorPaint.red('error:')} ${message}\n`);
+    this.stderr.write(
+      `${this.errorPaint.red('error:')} ${terminalSafe(message, { keepNewlines: true })}\n`,
+    );
   }
 
   /** Something the operator should know that is not the result, on stderr. */
   warn(message: string): void {
-    this.stderr.write(`${this.errorPaint.yellow('warning:')} ${message}\n`);
+    this.stderr.write(
+      `${this.errorPaint.yellow('warning:')} ${terminalSafe(message, { keepNewlines: true })}\n`,
+    );
   }
 }

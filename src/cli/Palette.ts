@@ -59,9 +59,3 @@ export function paintStatus(paint: Palette, status: string): string {
       return status;
   }
 }
-
-/** The text without ANSI colour codes, to measure what a terminal shows. */
-export function visibleText(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/\u001b\[[0-9;]*m/g, '');
-}

@@ -1,4 +1,5 @@
 import type { WaymarkRuntime } from '../runtime/WaymarkRuntime';
+import { terminalSafe } from './terminalSafe';
 import type { Disposable } from '../ground/Disposable';
 import { firstLine, messageOf } from './describeFailure';
 import { formatTimestamp } from './formatTime';
@@ -19,7 +20,8 @@ export function printRunEvents(runtime: WaymarkRuntime, output: Output): Disposa
   const paint = output.paint;
   const print = (event: string, runId: string, workflow: string, detail = ''): void => {
     const at = paint.dim(new Date().toISOString());
-    output.line(`${at} ${event} ${runId} ${workflow}${detail ? ` ${detail}` : ''}`);
+    const text = `${terminalSafe(runId)} ${terminalSafe(workflow)}${detail ? ` ${terminalSafe(detail)}` : ''}`;
+    output.line(`${at} ${event} ${text}`);
   };
   const reason = (error: unknown): string => firstLine(messageOf(error));
   const subscriptions = [

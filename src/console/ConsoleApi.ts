@@ -2,7 +2,13 @@ import type { RunHandle } from '../runtime/RunHandle';
 import type { WaymarkRuntime } from '../runtime/WaymarkRuntime';
 import type { RunSummary, StepRecord } from '../store/RunQueries';
 import { isTerminalStatus } from '../store/RunStatus';
-import { parseCancelRequest, parseListQuery, parseSignalRequest } from './consoleRequests';
+import {
+  MAX_ERROR_TEXT,
+  parseCancelRequest,
+  parseListQuery,
+  parseSignalRequest,
+  parseStepsQuery,
+} from './consoleRequests';
 import { toJsonValue } from './toJsonValue';
 
 /** How long reading the stored outcome of an ended run may take before it is left out. */
@@ -19,10 +25,16 @@ export interface RunListResponse {
 /** How an ended run ended: its result, or the error it ended with (as JSON). */
 export type RunOutcomeJson = { result: unknown } | { error: unknown };
 
-/** `GET /api/runs/:id`: the run, its step history, and its outcome once it has ended. */
+/**
+ * `GET /api/runs/:id?from=&limit=`: the run, one page of its step history, and its outcome
+ * once it has ended.
+ */
 export interface RunDetailResponse {
   run: RunSummary;
+  /** At most `limit` steps from seq `from`; error messages cut at 1,000 characters. */
   steps: StepRecord[];
+  /** `from` of the next page; null when this page reached the end of the history. */
+  nextFrom: number | null;
   /** Null while the run has not ended. */
   outcome: RunOutcomeJson | null;
   now: Date;
@@ -48,13 +60,25 @@ export class ConsoleApi {
     return { runs: page.runs, nextCursor: page.nextCursor ?? null, now: new Date() };
   }
 
-  /** One run with its history; throws `RunNotFoundError` for an unknown id. */
-  async show(runId: string): Promise<RunDetailResponse> {
+  /**
+   * One run with a page of its history (`from`, `limit` in `query`); throws
+   * `RunNotFoundError` for an unknown id. However long the history, the answer holds one
+   * bounded page, read in bounded queries.
+   */
+  async show(runId: string, query: URLSearchParams): Promise<RunDetailResponse> {
+    const page = parseStepsQuery(query);
     const handle = this.runtime.handle(runId);
     const run = await handle.describe();
-    const steps = await handle.history();
+    const steps = await handle.history(page);
     const outcome = isTerminalStatus(run.status) ? await outcomeOf(handle) : null;
-    return { run, steps, outcome, now: new Date() };
+    const last = steps[steps.length - 1];
+    return {
+      run,
+      steps: steps.map(shortened),
+      nextFrom: steps.length === page.limit && last ? last.seq + 1 : null,
+      outcome,
+      now: new Date(),
+    };
   }
 
   /** Sends the signal in `body` (`{ name, payload? }`) to the run. */
@@ -70,6 +94,14 @@ export class ConsoleApi {
     await this.runtime.cancel(runId, reason);
     return { runId, cancelled: true };
   }
+}
+
+/** The step with its error message cut at {@link MAX_ERROR_TEXT} characters. */
+function shortened(step: StepRecord): StepRecord {
+  const message = step.error?.message;
+  if (message === undefined || message.length <= MAX_ERROR_TEXT) return step;
+  const cut = `${message.slice(0, MAX_ERROR_TEXT)}… (${message.length - MAX_ERROR_TEXT} more characters)`;
+  return { ...step, error: { ...step.error!, message: cut } };
 }
 
 /**

@@ -1,5 +1,6 @@
 import { CONSOLE_APP_SCRIPT } from './assets/consoleAppScript';
 import { CONSOLE_APPROVALS_SCRIPT } from './assets/consoleApprovalsScript';
+import { CONSOLE_DETAIL_SCRIPT } from './assets/consoleDetailScript';
 import { CONSOLE_DOM_SCRIPT } from './assets/consoleDomScript';
 import { CONSOLE_PAGE } from './assets/consolePage';
 import { CONSOLE_STYLES } from './assets/consoleStyles';
@@ -26,5 +27,6 @@ export const CONSOLE_ASSETS: ReadonlyMap<string, ConsoleAsset> = new Map([
   ['/dom.js', script(CONSOLE_DOM_SCRIPT)],
   ['/timeline.js', script(CONSOLE_TIMELINE_SCRIPT)],
   ['/approvals.js', script(CONSOLE_APPROVALS_SCRIPT)],
+  ['/detail.js', script(CONSOLE_DETAIL_SCRIPT)],
   ['/app.js', script(CONSOLE_APP_SCRIPT)],
 ]);

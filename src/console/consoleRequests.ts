@@ -1,3 +1,6 @@
+import { isInvalidArgumentError } from '../errors/InvalidArgumentError';
+import { assertSignalName } from '../store/identifiers';
+import { MAX_SEQ, type HistoryPageOptions } from '../store/HistoryPages';
 import type { ListRunsOptions } from '../store/RunQueries';
 import { RUN_STATUSES, type RunStatus } from '../store/RunStatus';
 import { ConsoleHttpError } from './ConsoleHttpError';
@@ -16,8 +19,19 @@ export interface CancelRequest {
   reason?: string;
 }
 
-const MAX_NAME_LENGTH = 255;
 const MAX_REASON_LENGTH = 1000;
+
+/** Steps in one `GET /api/runs/:id` when `limit` is not given. */
+export const DEFAULT_STEPS_PAGE = 200;
+
+/**
+ * The most steps one `GET /api/runs/:id` answers with: with error messages cut at
+ * {@link MAX_ERROR_TEXT} characters, a page stays well under 1 MB.
+ */
+export const MAX_STEPS_PAGE = 500;
+
+/** Error messages in the step list are cut at this many characters. */
+export const MAX_ERROR_TEXT = 1000;
 
 /**
  * The filters of `GET /api/runs`: `status` (one or more, comma-separated or repeated),
@@ -42,6 +56,13 @@ export function parseListQuery(query: URLSearchParams): ListRunsOptions {
     }
   }
   if (statuses.length > 0) options.status = statuses as RunStatus[];
+  const waitingFor = query.get('waitingFor');
+  if (waitingFor !== null && waitingFor !== '') {
+    if (waitingFor !== 'signal' && waitingFor !== 'sleep' && waitingFor !== 'retry') {
+      throw badRequest(`waitingFor must be signal, sleep or retry, got "${waitingFor}"`);
+    }
+    options.waitingFor = waitingFor;
+  }
   const workflow = query.get('workflow');
   if (workflow !== null && workflow !== '') options.workflow = workflow;
   const limit = query.get('limit');
@@ -56,12 +77,44 @@ export function parseListQuery(query: URLSearchParams): ListRunsOptions {
   return options;
 }
 
+/**
+ * The page of `GET /api/runs/:id`: `from` (the first step's seq, default 0) and `limit`
+ * (1 to {@link MAX_STEPS_PAGE}, default {@link DEFAULT_STEPS_PAGE}).
+ *
+ * @example
+ * ```ts
+ * parseStepsQuery(new URLSearchParams('from=200&limit=100')); // { from: 200, limit: 100 }
+ * ```
+ */
+export function parseStepsQuery(
+  query: URLSearchParams,
+): Required<Pick<HistoryPageOptions, 'from' | 'limit'>> {
+  const from = wholeNumber(query.get('from'), 'from', 0, MAX_SEQ) ?? 0;
+  const limit = wholeNumber(query.get('limit'), 'limit', 1, MAX_STEPS_PAGE) ?? DEFAULT_STEPS_PAGE;
+  return { from, limit };
+}
+
+function wholeNumber(
+  text: string | null,
+  name: string,
+  min: number,
+  max: number,
+): number | undefined {
+  if (text === null || text === '') return undefined;
+  if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) {
+    throw badRequest(`${name} must be an integer from ${min} to ${max}, got "${text}"`);
+  }
+  return Number(text);
+}
+
 /** Checks the body of a signal request: `{ name, payload? }` and nothing else. */
 export function parseSignalRequest(body: unknown): SignalRequest {
   const record = objectBody(body, ['name', 'payload'], '{ "name": "approval", "payload": … }');
   const { name } = record;
-  if (typeof name !== 'string' || name === '' || name.length > MAX_NAME_LENGTH) {
-    throw badRequest(`"name" must be a non-empty string of at most ${MAX_NAME_LENGTH} characters`);
+  try {
+    assertSignalName(name, '"name"');
+  } catch (error) {
+    throw isInvalidArgumentError(error) ? badRequest(error.message) : error;
   }
   return { name, ...('payload' in record ? { payload: record.payload } : {}) };
 }

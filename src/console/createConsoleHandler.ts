@@ -4,6 +4,7 @@ import type { WaymarkRuntime } from '../runtime/WaymarkRuntime';
 import { allowMethod } from './allowMethod';
 import { hasBearerToken } from './bearerToken';
 import { ConsoleApi } from './ConsoleApi';
+import { consoleToken } from './consoleToken';
 import { CONSOLE_ASSETS } from './consoleAssets';
 import { ConsoleHttpError, isConsoleHttpError } from './ConsoleHttpError';
 import { httpStatusOf } from './httpStatusOf';
@@ -15,7 +16,8 @@ import { routeApiCall } from './routeApiCall';
 export interface ConsoleHandlerOptions {
   /**
    * Every API call must carry it as `Authorization: Bearer <token>`; the page takes it from
-   * the URL fragment `#token=…`. Use a long random one (`generateToken()`).
+   * the URL fragment `#token=…`. Use a long random one (`generateToken()`): at least 16
+   * printable ASCII characters, no whitespace (surrounding whitespace is trimmed).
    */
   token: string;
   /**
@@ -57,10 +59,7 @@ export function createConsoleHandler(
   runtime: WaymarkRuntime,
   options: ConsoleHandlerOptions,
 ): ConsoleHandler {
-  const { token } = options;
-  if (typeof token !== 'string' || token.trim() === '') {
-    throw new ConfigurationError('createConsoleHandler(): token must be a non-empty string');
-  }
+  const token = consoleToken(options.token, 'createConsoleHandler(): token');
   const basePath = normalizeBasePath(options.basePath);
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const api = new ConsoleApi(runtime);

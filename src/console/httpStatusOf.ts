@@ -1,15 +1,10 @@
-import { isConfigurationError } from '../errors/ConfigurationError';
-import { isInvalidRunStateError } from '../errors/InvalidRunStateError';
-import { isRunFinishedError } from '../errors/RunFinishedError';
-import { isRunNotFoundError } from '../errors/RunNotFoundError';
-import { isSerializationError } from '../errors/SerializationError';
-import { isStoreUnavailableError } from '../errors/StoreUnavailableError';
+import { httpStatusOfError } from '../errors/httpStatusOfError';
 import { isConsoleHttpError } from './ConsoleHttpError';
 
 /**
- * The HTTP status for what an API call threw: an unknown run is 404, an action on a run
- * that ended (or is in the wrong state for it) 409, a bad filter or an unstorable payload
- * 400, a database that does not answer 503, anything else 500.
+ * The HTTP status for what an API call threw: the console's own (a 401, a 413, a malformed
+ * request), else waymark's table ({@link httpStatusOfError}: 404 unknown run, 409 wrong
+ * state, 400 bad input, 503 database unavailable), else 500.
  *
  * @example
  * ```ts
@@ -18,9 +13,5 @@ import { isConsoleHttpError } from './ConsoleHttpError';
  */
 export function httpStatusOf(error: unknown): number {
   if (isConsoleHttpError(error)) return error.status;
-  if (isRunNotFoundError(error)) return 404;
-  if (isRunFinishedError(error) || isInvalidRunStateError(error)) return 409;
-  if (isConfigurationError(error) || isSerializationError(error)) return 400;
-  if (isStoreUnavailableError(error)) return 503;
-  return 500;
+  return httpStatusOfError(error) ?? 500;
 }

@@ -7,7 +7,7 @@ import { readJsonBody } from './readJsonBody';
 /**
  * Dispatches an authorized API call to the {@link ConsoleApi} and returns the status and
  * JSON body to answer with. `path` is the part after `/api`:
- * `GET /runs`, `GET /runs/:id`, `POST /runs/:id/signal`, `POST /runs/:id/cancel`.
+ * `GET /runs`, `GET /runs/:id?from=&limit=`, `POST /runs/:id/signal`, `POST /runs/:id/cancel`.
  *
  * @example
  * ```ts
@@ -22,15 +22,16 @@ export async function routeApiCall(
 ): Promise<[number, unknown]> {
   const [, collection, encodedId, action, ...rest] = path.split('/');
   if (collection !== 'runs' || rest.length > 0) throw noSuchApi();
+  const query = new URL(req.url ?? '/', 'http://console').searchParams;
   if (encodedId === undefined || encodedId === '') {
     if (action !== undefined) throw noSuchApi();
     allowMethod(req, 'GET');
-    return [200, await api.list(new URL(req.url ?? '/', 'http://console').searchParams)];
+    return [200, await api.list(query)];
   }
   const runId = decodeSegment(encodedId);
   if (action === undefined) {
     allowMethod(req, 'GET');
-    return [200, await api.show(runId)];
+    return [200, await api.show(runId, query)];
   }
   if (action !== 'signal' && action !== 'cancel') throw noSuchApi();
   allowMethod(req, 'POST');

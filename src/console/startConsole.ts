@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { WaymarkRuntime } from '../runtime/WaymarkRuntime';
 import { generateToken } from './bearerToken';
+import { consoleToken } from './consoleToken';
 import { createConsoleHandler } from './createConsoleHandler';
 
 /** Options of {@link startConsole}. */
@@ -10,7 +11,10 @@ export interface StartConsoleOptions {
   port?: number;
   /** Default `127.0.0.1`: only this machine can reach the console. */
   host?: string;
-  /** The token API calls need; default a new one (32 random bytes, hex). */
+  /**
+   * The token API calls need; default a new one (32 random bytes, hex). Trimmed; at least 16
+   * printable ASCII characters without whitespace, else a `ConfigurationError`.
+   */
   token?: string;
   /** Largest request body accepted; default 64 KiB. */
   maxBodyBytes?: number;
@@ -20,7 +24,7 @@ export interface StartConsoleOptions {
 export interface RunningConsole {
   /** Where the page is, e.g. `http://127.0.0.1:4100/`. */
   readonly url: string;
-  /** The token; open `${url}#token=${token}` in a browser. */
+  /** The token (trimmed); open `${url}#token=${token}` in a browser. */
   readonly token: string;
   /** Stops listening and ends open connections. */
   close(): Promise<void>;
@@ -41,7 +45,10 @@ export async function startConsole(
   runtime: WaymarkRuntime,
   options: StartConsoleOptions = {},
 ): Promise<RunningConsole> {
-  const token = options.token ?? generateToken();
+  const token =
+    options.token === undefined
+      ? generateToken()
+      : consoleToken(options.token, 'startConsole(): token');
   const host = options.host ?? '127.0.0.1';
   const handler = createConsoleHandler(runtime, { token, maxBodyBytes: options.maxBodyBytes });
   const server = createServer((req, res) => handler(req, res));

@@ -6,8 +6,9 @@ import { WaymarkError } from './WaymarkError';
  * runtime is created, never in the middle of a run.
  */
 export class ConfigurationError extends WaymarkError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super('CONFIGURATION', message, options);
+  /** @param code - for subclasses only (`INVALID_ARGUMENT`); default `CONFIGURATION`. */
+  constructor(message: string, options?: { cause?: unknown }, code = 'CONFIGURATION') {
+    super(code, message, options);
   }
 }
 

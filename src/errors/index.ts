@@ -1,5 +1,6 @@
 export * from './WaymarkError';
 export * from './ConfigurationError';
+export * from './InvalidArgumentError';
 export * from './CorruptValueError';
 export * from './LeaseLostError';
 export * from './NoRuntimeError';
@@ -23,3 +24,4 @@ export * from './IdempotencyConflictError';
 export * from './RunFinishedError';
 export * from './SignalTimeoutError';
 export * from './MigrationLockTimeoutError';
+export * from './httpStatusOfError';

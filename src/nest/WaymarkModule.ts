@@ -1,6 +1,8 @@
 import { Global, Module, type DynamicModule, type Provider } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
 import { WaymarkRuntime } from '../runtime/WaymarkRuntime';
 import { WorkflowContext } from '../runtime/WorkflowContext';
+import { WaymarkExceptionFilter } from './WaymarkExceptionFilter';
 import { WaymarkLifecycle } from './WaymarkLifecycle';
 import {
   WAYMARK_MODULE_OPTIONS,
@@ -38,7 +40,10 @@ export class WaymarkModule {
    * ```
    */
   static forRoot(options: WaymarkModuleOptions): DynamicModule {
-    return WaymarkModule.with({ provide: WAYMARK_MODULE_OPTIONS, useValue: options });
+    return WaymarkModule.with(
+      { provide: WAYMARK_MODULE_OPTIONS, useValue: options },
+      options?.exceptionFilter === true,
+    );
   }
 
   /**
@@ -55,20 +60,26 @@ export class WaymarkModule {
    */
   static forRootAsync(options: WaymarkModuleAsyncOptions): DynamicModule {
     return {
-      ...WaymarkModule.with({
-        provide: WAYMARK_MODULE_OPTIONS,
-        useFactory: options.useFactory,
-        inject: options.inject ?? [],
-      }),
+      ...WaymarkModule.with(
+        {
+          provide: WAYMARK_MODULE_OPTIONS,
+          useFactory: options.useFactory,
+          inject: options.inject ?? [],
+        },
+        options.exceptionFilter === true,
+      ),
       imports: options.imports ?? [],
     };
   }
 
-  private static with(options: Provider): DynamicModule {
+  private static with(options: Provider, exceptionFilter: boolean): DynamicModule {
+    const filter: Provider[] = exceptionFilter
+      ? [{ provide: APP_FILTER, useClass: WaymarkExceptionFilter }]
+      : [];
     return {
       module: WaymarkModule,
       global: true,
-      providers: [options, ...waymarkProviders, WaymarkLifecycle],
+      providers: [options, ...waymarkProviders, WaymarkLifecycle, ...filter],
       exports: [WaymarkRuntime, WorkflowContext],
     };
   }

@@ -30,6 +30,11 @@ export interface WaymarkModuleOptions extends Omit<RuntimeOptions, 'resolveInsta
    * Default `'10s'`.
    */
   shutdownGrace?: Duration;
+  /**
+   * Registers `WaymarkExceptionFilter` for the whole application, so waymark's errors
+   * answer 404, 409, 400 or 503 instead of 500. Default `false`.
+   */
+  exceptionFilter?: boolean;
 }
 
 /**
@@ -51,6 +56,8 @@ export interface WaymarkModuleAsyncOptions {
   useFactory: (...args: any[]) => WaymarkModuleOptions | Promise<WaymarkModuleOptions>;
   /** The providers passed to `useFactory`, in order. */
   inject?: FactoryProvider['inject'];
+  /** As {@link WaymarkModuleOptions.exceptionFilter}; here, since providers are fixed first. */
+  exceptionFilter?: boolean;
 }
 
 /** Nest injection token of the module's resolved {@link WaymarkModuleOptions}. */

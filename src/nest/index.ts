@@ -1,3 +1,4 @@
 export * from './WaymarkModule';
 export * from './WaymarkModuleOptions';
 export * from './nestInstanceResolver';
+export * from './WaymarkExceptionFilter';

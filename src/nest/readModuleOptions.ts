@@ -36,6 +36,8 @@ export function readModuleOptions(options: WaymarkModuleOptions): ModuleSettings
   const runtime: RuntimeOptions = { ...rest };
   // A resolver passed anyway (plain JavaScript) would bypass Nest's injection.
   delete runtime.resolveInstance;
+  // Read by the module when it lists its providers; not a runtime option.
+  delete (runtime as { exceptionFilter?: boolean }).exceptionFilter;
   return {
     runtime,
     worker,

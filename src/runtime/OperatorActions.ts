@@ -3,6 +3,7 @@ import { ConfigurationError } from '../errors/ConfigurationError';
 import { RunCancelledError } from '../errors/RunCancelledError';
 import type { Clock } from '../ground/Clock';
 import type { LeaseHolder } from '../ground/ProcessIdentity';
+import { assertRunId } from '../store/identifiers';
 import type { Claim, RunControl } from '../store/RunControl';
 import type { Executions } from './execution/Executions';
 import { newClaimToken } from './execution/RunAcquirer';
@@ -53,11 +54,7 @@ export class OperatorActions {
         `fork(): fromSeq must be a sequence number (an integer ≥ 0), got ${String(fromSeq)}`,
       );
     }
-    if (newRunId.length === 0 || newRunId.length > 255) {
-      throw new ConfigurationError(
-        'fork(): newRunId must be a non-empty string of at most 255 characters',
-      );
-    }
+    assertRunId(newRunId, 'fork(): newRunId');
     const claim = this.claim(options);
     await this.deps.control.fork(runId, newRunId, fromSeq, claim);
     this.continueHere(newRunId, 1, claim);

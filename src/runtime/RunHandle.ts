@@ -1,13 +1,14 @@
 import { RunNotFoundError } from '../errors/RunNotFoundError';
 import type { RunRow } from '../store/rows';
 import { summarize, type RunSummary, type StepRecord } from '../store/RunQueries';
+import type { HistoryPageOptions } from '../store/HistoryPages';
 import type { RunStatus } from '../store/RunStatus';
 import { unwrapOutcome, type RunOutcome } from './execution/RunOutcome';
 
 /** What a handle reads a run through (given by its runtime). */
 export interface RunAccess {
   loadRun(runId: string): Promise<RunRow | undefined>;
-  history(runId: string): Promise<StepRecord[]>;
+  history(runId: string, page?: HistoryPageOptions): Promise<StepRecord[]>;
   /** Waits until the run ends, here or in any process. */
   awaitRun(runId: string): Promise<RunOutcome>;
 }
@@ -39,9 +40,9 @@ export class RunHandle<T = unknown> {
     return (await this.row()).status;
   }
 
-  /** The run's step records in sequence order. */
-  history(): Promise<StepRecord[]> {
-    return this.access.history(this.runId);
+  /** The run's step records in sequence order: all, or one page (see `runtime.history`). */
+  history(page?: HistoryPageOptions): Promise<StepRecord[]> {
+    return this.access.history(this.runId, page);
   }
 
   /**

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Codec } from '../codec/Codec';
-import { ConfigurationError } from '../errors/ConfigurationError';
+import { assertRunId } from '../store/identifiers';
 import type { Clock } from '../ground/Clock';
 import type { Lifecycle } from '../ground/Lifecycle';
 import type { RunStore } from '../store/RunStore';
@@ -33,8 +33,6 @@ export interface RunStarterDeps {
   readonly executions: Executions;
   readonly acquirer: RunAcquirer;
 }
-
-const MAX_RUN_ID_LENGTH = 255;
 
 /** The outcome of a run queued for a worker, as seen by the process that queued it. */
 const QUEUED: RunOutcome = { status: 'waiting', wakeAt: null };
@@ -90,11 +88,6 @@ function deriveRunId(call: MethodCall): string {
   const workflow = call.plan.workflow!;
   if (!workflow.id) return randomUUID();
   const id: unknown = workflow.id(...call.args);
-  if (typeof id !== 'string' || id.length === 0 || id.length > MAX_RUN_ID_LENGTH) {
-    throw new ConfigurationError(
-      `@Workflow id of "${workflow.name}" returned ${typeof id === 'string' ? `a string of ${id.length} characters` : typeof id}; ` +
-        `it must return a non-empty string of at most ${MAX_RUN_ID_LENGTH} characters`,
-    );
-  }
+  assertRunId(id, `the run id that @Workflow id of "${workflow.name}" returned`);
   return id;
 }

@@ -5,6 +5,8 @@ import type { AnyClass } from '../decorators/metadata';
 import { planFor, type MethodPlan } from '../decorators/MethodPlan';
 import { validateClassPolicies } from '../decorators/validateClassPolicies';
 import { WorkflowNotRegisteredError } from '../errors/WorkflowNotRegisteredError';
+import type { HistoryPageOptions } from '../store/HistoryPages';
+import { assertRunId } from '../store/identifiers';
 import type { Disposable } from '../ground/Disposable';
 import type { Lifecycle } from '../ground/Lifecycle';
 import type { ListRunsOptions, RunPage, StepRecord } from '../store/RunQueries';
@@ -49,7 +51,7 @@ export class WaymarkRuntime {
   constructor(protected readonly parts: RuntimeParts) {
     this.access = {
       loadRun: (runId) => parts.store.loadRun(runId),
-      history: (runId) => parts.queries.history(runId),
+      history: (runId, page) => parts.queries.history(runId, page),
       awaitRun: (runId) => parts.runs.awaitRun(runId),
     };
   }
@@ -89,6 +91,7 @@ export class WaymarkRuntime {
     args: ArgsOf<C, K>,
     options: StartOptions = {},
   ): Promise<RunHandle<ResultOf<C, K>>> {
+    if (options.runId !== undefined) assertRunId(options.runId, 'start(): runId');
     const plan = workflowPlan(Class, method);
     const instance = this.parts.resolveInstance(Class);
     const started = await this.parts.runs.start(methodCall(instance, plan, args), options);
@@ -107,12 +110,25 @@ export class WaymarkRuntime {
 
   /** A handle on a stored run by id. */
   handle<T = unknown>(runId: string): RunHandle<T> {
+    assertRunId(runId, 'handle(): runId');
     return new RunHandle<T>(runId, this.access);
   }
 
-  /** The run's step records in sequence order. */
-  history(runId: string): Promise<StepRecord[]> {
-    return this.parts.queries.history(runId);
+  /**
+   * The run's step records in sequence order: all of them, or with `page` one page of at
+   * most `limit` (default 100, at most 1000) from `from`, in bounded queries whatever the
+   * length of the history.
+   *
+   * @example
+   * ```ts
+   * for (let page = await runtime.history(id, { limit: 500 }); page.length > 0; ) {
+   *   for (const step of page) console.log(step.seq, step.name, step.status);
+   *   page = await runtime.history(id, { from: page.at(-1)!.seq + 1, limit: 500 });
+   * }
+   * ```
+   */
+  history(runId: string, page?: HistoryPageOptions): Promise<StepRecord[]> {
+    return this.parts.queries.history(runId, page);
   }
 
   /** Stored runs, newest first, filtered and paged. */

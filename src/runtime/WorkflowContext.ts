@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { injectable } from 'tsyringe';
 import type { EntityManager } from 'typeorm';
-import { ConfigurationError } from '../errors/ConfigurationError';
+import { assertSignalName } from '../store/identifiers';
 import { NotInRunError } from '../errors/NotInRunError';
 import { realClock } from '../ground/Clock';
 import { parseDuration, type Duration } from '../ground/Duration';
@@ -88,11 +88,7 @@ export class WorkflowContext {
    */
   waitForSignal<T = unknown>(name: string, options: { timeout?: Duration } = {}): Promise<T> {
     const scope = this.workflowScope('waitForSignal()');
-    if (typeof name !== 'string' || name.length === 0 || name.length > 200) {
-      throw new ConfigurationError(
-        `waitForSignal(name): name must be a non-empty string of at most 200 characters`,
-      );
-    }
+    assertSignalName(name, 'waitForSignal(): name');
     const timeoutMs =
       options.timeout === undefined
         ? undefined

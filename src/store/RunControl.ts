@@ -9,6 +9,7 @@ import { dialectOf, type DialectName } from './Dialect';
 import { numbered } from './statements';
 import type { StoreConnection } from './StoreConnection';
 import { toAttemptRow, toRunRow, toStepRow, type RunRow } from './rows';
+import { assertRunId } from './identifiers';
 
 /** Who takes a run over after an operator action, and until when. */
 export interface Claim {
@@ -43,6 +44,7 @@ export class RunControl {
    * with a fresh retry budget for that step. Returns the epoch the claim holds.
    */
   async retry(runId: string, claim: Claim): Promise<number> {
+    assertRunId(runId, 'retry(): runId');
     return this.transaction(`retry run "${runId}"`, async (sql) => {
       const run = await this.lockRun(sql, runId);
       if (run.status !== 'failed' && run.status !== 'needs_attention') {
@@ -70,6 +72,7 @@ export class RunControl {
 
   /** Records `output` as the outcome of the step a parked run waits at, and takes it over. */
   async resolveStep(runId: string, output: string, claim: Claim): Promise<number> {
+    assertRunId(runId, 'resolveStep(): runId');
     return this.transaction(`resolve the parked step of run "${runId}"`, async (sql) => {
       const run = await this.lockRun(sql, runId);
       if (run.status !== 'needs_attention' || run.parkedSeq === null) {
@@ -123,6 +126,8 @@ export class RunControl {
    * original is not touched.
    */
   async fork(runId: string, newRunId: string, fromSeq: number, claim: Claim): Promise<void> {
+    assertRunId(runId, 'fork(): runId');
+    assertRunId(newRunId, 'fork(): newRunId');
     await this.transaction(`fork run "${runId}"`, async (sql) => {
       const source = await this.lockRun(sql, runId);
       try {
@@ -169,6 +174,7 @@ export class RunControl {
 
   /** Ends a run that has not ended, fencing out any process executing it. */
   async cancel(runId: string, error: string, now: number): Promise<RunRow> {
+    assertRunId(runId, 'cancel(): runId');
     return this.transaction(`cancel run "${runId}"`, async (sql) => {
       const run = await this.lockRun(sql, runId);
       if (!['pending', 'running', 'waiting', 'needs_attention'].includes(run.status)) {

@@ -1,10 +1,12 @@
-import { ConfigurationError } from '../errors/ConfigurationError';
+import { InvalidArgumentError } from '../errors/InvalidArgumentError';
 import { RunNotFoundError } from '../errors/RunNotFoundError';
 import type { Codec } from '../codec/Codec';
+import { readHistoryPage, type HistoryPageOptions } from './HistoryPages';
+import { assertRunId, assertText, MAX_RUN_ID_LENGTH } from './identifiers';
 import { numbered } from './statements';
 import { toRunRow, type RunRow } from './rows';
 import { RUN_STATUSES, type RunStatus } from './RunStatus';
-import type { RunStore } from './RunStore';
+import type { RunHistory, RunStore } from './RunStore';
 
 /** One entry of a run's history, for people and tools. */
 export interface StepRecord {
@@ -50,6 +52,11 @@ export interface RunSummary {
 export interface ListRunsOptions {
   status?: RunStatus | RunStatus[];
   workflow?: string;
+  /**
+   * Only `waiting` runs waiting for this: `'signal'` (any `signal:<name>`, e.g. the runs an
+   * approval screen lists), `'sleep'` or `'retry'`.
+   */
+  waitingFor?: 'signal' | 'sleep' | 'retry';
   /** At most this many runs (default 50, at most 1000). */
   limit?: number;
   /** From a previous page's `nextCursor`. */
@@ -76,14 +83,22 @@ export class RunQueries {
 
   /**
    * The run's steps in sequence order: recorded outcomes, and steps still being retried or
-   * parked (their failed attempts stored, no outcome yet).
+   * parked (their failed attempts stored, no outcome yet). Without `page`, the whole
+   * history in one query; with it, one page (see {@link HistoryPageOptions}), in bounded
+   * queries however long the history is.
    */
-  async history(runId: string): Promise<StepRecord[]> {
+  async history(runId: string, page?: HistoryPageOptions): Promise<StepRecord[]> {
+    assertRunId(runId, 'history(): runId');
     const [run, history] = await Promise.all([
       this.store.loadRun(runId),
-      this.store.loadHistory(runId),
+      page === undefined ? this.store.loadHistory(runId) : readHistoryPage(this.store, runId, page),
     ]);
     if (!run) throw new RunNotFoundError(runId);
+    const records = this.records(history, run.parkedSeq);
+    return page?.order === 'desc' ? records.reverse() : records;
+  }
+
+  private records(history: RunHistory, parkedSeq: number | null): StepRecord[] {
     const records = new Map<number, StepRecord>();
     for (const step of history.steps) {
       const record: StepRecord = {
@@ -106,7 +121,7 @@ export class RunQueries {
       records.set(attempt.seq, {
         seq: attempt.seq,
         name: attempt.name,
-        status: run.parkedSeq === attempt.seq ? 'parked' : 'retrying',
+        status: parkedSeq === attempt.seq ? 'parked' : 'retrying',
         attempts: (previous?.attempts ?? 0) + 1,
         startedAt: previous?.startedAt ?? new Date(attempt.failedAt),
         finishedAt: null,
@@ -124,8 +139,9 @@ export class RunQueries {
   async list(options: ListRunsOptions = {}): Promise<RunPage> {
     const limit = options.limit ?? 50;
     if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
-      throw new ConfigurationError(
-        `list(): limit must be an integer from 1 to 1000, got ${String(limit)}`,
+      throw new InvalidArgumentError(
+        'list(): limit',
+        `must be an integer from 1 to 1000, got ${String(limit)}`,
       );
     }
     const where: string[] = [];
@@ -133,8 +149,9 @@ export class RunQueries {
     const statuses = options.status === undefined ? [] : ([] as RunStatus[]).concat(options.status);
     for (const status of statuses) {
       if (!RUN_STATUSES.includes(status)) {
-        throw new ConfigurationError(
-          `list(): unknown status "${String(status)}"; expected one of ${RUN_STATUSES.join(', ')}`,
+        throw new InvalidArgumentError(
+          'list(): status',
+          `"${String(status)}" is unknown; expected one of ${RUN_STATUSES.join(', ')}`,
         );
       }
     }
@@ -143,8 +160,12 @@ export class RunQueries {
       params.push(...statuses);
     }
     if (options.workflow !== undefined) {
+      assertText(options.workflow, 'list(): workflow', MAX_RUN_ID_LENGTH);
       where.push('workflow = ?');
       params.push(options.workflow);
+    }
+    if (options.waitingFor !== undefined) {
+      where.push(waitingForCondition(options.waitingFor));
     }
     if (options.cursor !== undefined) {
       const { createdAt, id } = decodeCursor(options.cursor);
@@ -209,19 +230,46 @@ export function summarize(row: RunRow): RunSummary {
   };
 }
 
+function waitingForCondition(waitingFor: unknown): string {
+  switch (waitingFor) {
+    case 'signal':
+      return "status = 'waiting' AND waiting_for LIKE 'signal:%'";
+    case 'sleep':
+    case 'retry':
+      return `status = 'waiting' AND waiting_for = '${waitingFor}'`;
+    default:
+      throw new InvalidArgumentError(
+        'list(): waitingFor',
+        `must be 'signal', 'sleep' or 'retry', got ${String(waitingFor)}`,
+      );
+  }
+}
+
 function encodeCursor(row: RunRow): string {
   return Buffer.from(JSON.stringify([row.createdAt, row.id])).toString('base64url');
 }
 
-function decodeCursor(cursor: string): { createdAt: number; id: string } {
-  try {
-    const [createdAt, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [
-      number,
-      string,
-    ];
-    if (typeof createdAt === 'number' && typeof id === 'string') return { createdAt, id };
-  } catch {
-    // fall through to the error below
+/**
+ * A cursor is base64url JSON `[createdAt, id]`. Anything else — also a hand-made one whose
+ * time is not a whole number of milliseconds a `BIGINT` holds (`1.5`, `1e20`, `1e400`) or
+ * whose id no run could have — is refused before it reaches the database.
+ */
+function decodeCursor(cursor: unknown): { createdAt: number; id: string } {
+  // A real cursor is under 2.1 KB even for 255 control characters, each escaped as \u00XX.
+  if (typeof cursor === 'string' && cursor.length <= 4096) {
+    try {
+      const decoded: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+      if (Array.isArray(decoded) && decoded.length === 2) {
+        const [createdAt, id] = decoded as [unknown, unknown];
+        assertRunId(id, 'list(): cursor');
+        if (Number.isSafeInteger(createdAt) && (createdAt as number) >= 0) {
+          return { createdAt: createdAt as number, id };
+        }
+      }
+    } catch {
+      // fall through to the error below
+    }
   }
-  throw new ConfigurationError(`list(): cursor "${cursor}" is not one returned by list()`);
+  const shown = typeof cursor === 'string' ? JSON.stringify(cursor.slice(0, 80)) : typeof cursor;
+  throw new InvalidArgumentError('list(): cursor', `${shown} is not one returned by list()`);
 }

@@ -5,6 +5,7 @@ import type { StepRow } from './rows';
 import { isTerminalStatus, type RunStatus } from './RunStatus';
 import type { RunStore } from './RunStore';
 import { numbered } from './statements';
+import { assertRunId, assertSignalName } from './identifiers';
 
 /**
  * Signals to runs, each stored in the same transaction that checks the run (so none is
@@ -16,6 +17,8 @@ export class SignalStore {
 
   /** Stores a signal for `runId` and wakes the run if it waits for this signal. */
   async send(runId: string, name: string, payload: string, now: number): Promise<void> {
+    assertRunId(runId, 'signal(): runId');
+    assertSignalName(name, 'signal(): name');
     await this.store.transaction(`signal run "${runId}"`, async (tx) => {
       const run = await this.lockRun(tx, runId);
       if (!run) throw new RunNotFoundError(runId);

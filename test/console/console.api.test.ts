@@ -13,7 +13,11 @@ import {
   type RunningConsole,
 } from '../../src/console';
 import { ConsoleShop, MARKUP_ERROR, SCRIPT_PAYLOAD } from './fixtures/ConsoleShop';
+import { seedHistory } from '../support/seedHistory';
 import { openRuntime, seedRuns, waitForStatus, type SeededRuns } from './support/seedRuns';
+
+const NEST_TOKEN = 'nest-token-0123456789';
+const PLAIN_TOKEN = 'plain-token-0123456789';
 
 interface Answer<T = any> {
   status: number;
@@ -83,6 +87,7 @@ describe('the console page', () => {
       ['dom.js', 'text/javascript'],
       ['timeline.js', 'text/javascript'],
       ['approvals.js', 'text/javascript'],
+      ['detail.js', 'text/javascript'],
       ['app.js', 'text/javascript'],
       ['console.css', 'text/css'],
     ]) {
@@ -194,8 +199,10 @@ describe('the console JSON API', () => {
     const cases: Array<[string, string]> = [
       ['{"name": "approval",', 'the request body is not valid JSON'],
       ['[1, 2]', 'the request body must be a JSON object'],
-      ['{"payload": {}}', '"name" must be a non-empty string'],
-      ['{"name": ""}', '"name" must be a non-empty string'],
+      ['{"payload": {}}', '"name" must be a string, got undefined'],
+      ['{"name": ""}', '"name" must be 1 to 200 characters long, got 0'],
+      [`{"name": "${'n'.repeat(201)}"}`, '"name" must be 1 to 200 characters long, got 201'],
+      ['{"name": "a\\u0000b"}', '"name" must not contain the NUL character'],
       ['{"name": "approval", "approved": true}', 'unknown field "approved"'],
     ];
     for (const [body, message] of cases) {
@@ -256,7 +263,7 @@ describe('the console handler in other servers', () => {
 
   it('mounts in a Nest (Express) app with app.use(path, handler)', async () => {
     const app = await NestFactory.create<NestExpressApplication>(HostModule, { logger: false });
-    app.use('/ops/waymark', createConsoleHandler(runtime, { token: 'nest-token' }));
+    app.use('/ops/waymark', createConsoleHandler(runtime, { token: NEST_TOKEN }));
     await app.listen(0, '127.0.0.1');
     try {
       const base = baseOf(app);
@@ -267,13 +274,13 @@ describe('the console handler in other servers', () => {
       expect(page.body).toContain('<title>waymark console</title>');
       const list = await call<RunListResponse>('GET', 'ops/waymark/api/runs?status=failed', {
         base,
-        token: 'nest-token',
+        token: NEST_TOKEN,
       });
       expect(list.body.runs.map((r) => r.runId)).toEqual([runs.failed]);
       expect((await call('GET', 'ops/waymark/api/runs', { base })).status).toBe(401);
       const sent = await call('POST', `ops/waymark/api/runs/${runs.completed}/signal`, {
         base,
-        token: 'nest-token',
+        token: NEST_TOKEN,
         body: JSON.stringify({ name: 'approval' }),
       });
       expect(sent.status).toBe(409);
@@ -288,11 +295,11 @@ describe('the console handler in other servers', () => {
       bodyParser: false,
     });
     app.useBodyParser('json');
-    app.use('/waymark', createConsoleHandler(runtime, { token: 'nest-token' }));
+    app.use('/waymark', createConsoleHandler(runtime, { token: NEST_TOKEN }));
     await app.listen(0, '127.0.0.1');
     try {
       const base = baseOf(app);
-      const options = { base, token: 'nest-token' };
+      const options = { base, token: NEST_TOKEN };
       const missingName = await call('POST', `waymark/api/runs/${runs.waiting}/signal`, {
         ...options,
         body: JSON.stringify({ payload: 1 }),
@@ -309,7 +316,7 @@ describe('the console handler in other servers', () => {
   });
 
   it('serves only under basePath on a plain server, and passes other paths to next', async () => {
-    const handler = createConsoleHandler(runtime, { token: 't0ken', basePath: '/waymark/' });
+    const handler = createConsoleHandler(runtime, { token: PLAIN_TOKEN, basePath: '/waymark/' });
     const server = createServer((req, res) =>
       handler(req, res, () => {
         res.writeHead(418).end('next');
@@ -320,7 +327,9 @@ describe('the console handler in other servers', () => {
       const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
       expect((await call('GET', 'waymark', { base })).headers.get('location')).toBe('/waymark/');
       expect((await call('GET', 'waymark/', { base })).status).toBe(200);
-      expect((await call('GET', 'waymark/api/runs', { base, token: 't0ken' })).status).toBe(200);
+      expect((await call('GET', 'waymark/api/runs', { base, token: PLAIN_TOKEN })).status).toBe(
+        200,
+      );
       expect((await call('GET', 'elsewhere', { base })).status).toBe(418);
       expect((await call('GET', 'waymarks', { base })).status).toBe(418);
     } finally {
@@ -330,8 +339,82 @@ describe('the console handler in other servers', () => {
 
   it('refuses an empty token and a relative basePath', () => {
     expect(() => createConsoleHandler(runtime, { token: '' })).toThrow('token must be');
-    expect(() => createConsoleHandler(runtime, { token: 't', basePath: 'waymark' })).toThrow(
-      'basePath must start with "/"',
-    );
+    expect(() =>
+      createConsoleHandler(runtime, { token: PLAIN_TOKEN, basePath: 'waymark' }),
+    ).toThrow('basePath must start with "/"');
+  });
+});
+
+describe('the console token', () => {
+  it('is trimmed of surrounding whitespace, so the token as printed matches', async () => {
+    const padded = await startConsole(runtime, { port: 0, token: '  padded-token-0123456789\n' });
+    try {
+      expect(padded.token).toBe('padded-token-0123456789');
+      const list = await call('GET', 'api/runs', { base: padded.url, token: padded.token });
+      expect(list.status).toBe(200);
+    } finally {
+      await padded.close();
+    }
+  });
+
+  it.each([
+    ['inner whitespace', 'two words-0123456789', 'must not contain whitespace'],
+    ['a tab inside', 'tab\there-0123456789', 'must not contain whitespace'],
+    ['fewer than 16 characters', 'short-token', 'must be at least 16 characters long, got 11'],
+    ['characters outside printable ASCII', 'tökén-0123456789ab', 'must be printable ASCII'],
+    ['only whitespace', ' \t ', 'must be a non-empty string'],
+  ])('refuses one with %s, which could never match, when it starts', async (_, token, message) => {
+    expect(() => createConsoleHandler(runtime, { token })).toThrow(message);
+    await expect(startConsole(runtime, { port: 0, token })).rejects.toThrow(message);
+  });
+});
+
+describe('a long history in the console', () => {
+  it('answers a page of steps at a time: from, limit and nextFrom; 400 for a malformed page', async () => {
+    const first = await call<RunDetailResponse>('GET', `api/runs/${runs.completed}?limit=2`);
+    expect(first.body.steps.map((s) => s.seq)).toEqual([0, 1]);
+    expect(first.body.nextFrom).toBe(2);
+    const rest = await call<RunDetailResponse>('GET', `api/runs/${runs.completed}?from=2&limit=2`);
+    expect(rest.body.steps.map((s) => s.seq)).toEqual([2]);
+    expect(rest.body.nextFrom).toBeNull();
+    expect(rest.body.outcome).toEqual({ result: expect.any(String) });
+    for (const [query, message] of [
+      ['limit=0', 'limit must be an integer from 1 to 500'],
+      ['limit=501', 'limit must be an integer from 1 to 500'],
+      ['from=-1', 'from must be an integer from 0 to 2147483647'],
+      ['from=1e3', 'from must be an integer from 0 to 2147483647'],
+    ]) {
+      const answer = await call('GET', `api/runs/${runs.completed}?${query}`);
+      expect(answer.status).toBe(400);
+      expect(answer.body.error).toContain(message);
+    }
+  });
+
+  it('cuts long error messages, so a page stays small', async () => {
+    await seedHistory(runtime.dataSource, {
+      runId: 'console-long-errors',
+      steps: 3,
+      failed: [1],
+      error: JSON.stringify({ $wm: 'Error', name: 'Error', message: 'x'.repeat(5000) }),
+      status: 'failed',
+    });
+    const shown = await call<RunDetailResponse>('GET', 'api/runs/console-long-errors');
+    expect(shown.body.steps[1].error!.message).toBe(`${'x'.repeat(1000)}… (4000 more characters)`);
+  });
+
+  it('lists the runs waiting for a signal, for the approvals panel, page by page', async () => {
+    const waiting = await call<RunListResponse>('GET', 'api/runs?waitingFor=signal&limit=1');
+    expect(waiting.body.runs.map((r) => r.runId)).toEqual([runs.waiting]);
+    const bogus = await call('GET', 'api/runs?waitingFor=coffee');
+    expect(bogus.status).toBe(400);
+    expect(bogus.body.error).toContain('waitingFor must be signal, sleep or retry');
+  });
+
+  it('answers 400, never 503, for a run id or a signal name no run can have', async () => {
+    const nul = await call('GET', 'api/runs/a%00b');
+    expect(nul.status).toBe(400);
+    expect(nul.body.error).toContain('must not contain the NUL character');
+    const lone = await call('POST', `api/runs/a%ED%A0%80b/cancel`);
+    expect(lone.status).toBe(400);
   });
 });

@@ -5,6 +5,7 @@ import { chromium, type BrowserContext, type Locator, type Page } from 'playwrig
 import type { WaymarkRuntime } from 'waymark';
 import { startConsole, type RunningConsole } from '../../src/console';
 import { ConsoleShop, MARKUP_ERROR, SCRIPT_PAYLOAD } from './fixtures/ConsoleShop';
+import { seedHistory } from '../support/seedHistory';
 import { openRuntime, seedRuns, waitForStatus, type SeededRuns } from './support/seedRuns';
 
 /** Debian's Chromium; `.ci/run` installs the `chromium` package when it is missing. */
@@ -189,6 +190,7 @@ describe('the web console in Chromium', () => {
       'dom.js',
       'timeline.js',
       'approvals.js',
+      'detail.js',
       'app.js',
     ]);
   });
@@ -203,6 +205,42 @@ describe('the web console in Chromium', () => {
     await page.click('#cancel-run');
     await page.waitForSelector(`${row(doomed.runId)}[data-status="cancelled"]`);
     expect(await page.isHidden('#cancel-run')).toBe(true);
+  });
+
+  it('loads a long history a page at a time as the end of its step table scrolls into view', async () => {
+    await seedHistory(runtime.dataSource, { runId: 'long-b3', steps: 450 });
+    await page.locator(row('long-b3')).waitFor();
+    await page.click(row('long-b3'));
+    const loaded = (): Promise<number> => page.locator('#steps-body tr').count();
+    await until(loaded, (n) => n === 200);
+    expect(await page.textContent('#steps-count')).toBe('200 steps loaded, more below');
+    await page.locator('#steps-more').scrollIntoViewIfNeeded();
+    await until(loaded, (n) => n === 400);
+    await page.locator('#steps-more').scrollIntoViewIfNeeded();
+    await until(loaded, (n) => n === 450);
+    expect(await page.textContent('#steps-count')).toBe('450 steps');
+    expect(await page.isHidden('#steps-more')).toBe(true);
+    expect(await page.locator('#timeline g.step').count()).toBe(200);
+    expect(await page.isVisible('#timeline-note')).toBe(true);
+  });
+
+  it('pages the approvals panel, 50 runs waiting for a signal at a time', async () => {
+    // Rows only: no worker here knows their workflow, so they stay waiting.
+    await runtime.dataSource.query(
+      'WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < 60) ' +
+        'INSERT INTO waymark_runs (id, workflow, status, args, epoch, waiting_for, created_at, updated_at) ' +
+        "SELECT 'approval-page-' || n, 'elsewhere', 'waiting', '[]', 1, 'signal:approval', ?, ? FROM g",
+      [Date.now(), Date.now()],
+    );
+    const items = (): Promise<number> => page.locator('#waiting-list li').count();
+    await until(items, (n) => n === 50);
+    expect(await page.isDisabled('#waiting-newer')).toBe(true);
+    await page.click('#waiting-older');
+    await until(items, (n) => n === 10);
+    expect(await page.textContent('#waiting-page')).toBe('runs 51\u201360');
+    expect(await page.isDisabled('#waiting-older')).toBe(true);
+    await page.click('#waiting-newer');
+    await until(items, (n) => n === 50);
   });
 
   it('ran without a script error or a CSP violation', async () => {

@@ -88,12 +88,14 @@ describe('waymark console', () => {
     await new Promise<void>((done) => taken.listen(0, '127.0.0.1', done));
     try {
       const port = (taken.address() as AddressInfo).port;
-      const cli = startCli(['--port', String(port)], { WAYMARK_CONSOLE_TOKEN: 'from-env' });
+      const cli = startCli(['--port', String(port)], {
+        WAYMARK_CONSOLE_TOKEN: ' from-env-0123456789\n',
+      });
       expect(await cli.exited).toBe(1);
       expect(cli.output.stderr).toContain(`cannot listen on 127.0.0.1:${port}: listen EADDRINUSE`);
-      const served = startCli(['--port', '0'], { WAYMARK_CONSOLE_TOKEN: 'from-env' });
+      const served = startCli(['--port', '0'], { WAYMARK_CONSOLE_TOKEN: ' from-env-0123456789\n' });
       try {
-        expect((await waitForLine(served.output))[2]).toBe('from-env');
+        expect((await waitForLine(served.output))[2]).toBe('from-env-0123456789');
       } finally {
         served.child.kill('SIGTERM');
       }
@@ -101,5 +103,25 @@ describe('waymark console', () => {
     } finally {
       await new Promise((done) => taken.close(done));
     }
+  });
+
+  it('warns that --token is visible in the process list, and refuses one that could never match', async () => {
+    const served = startCli(['--port', '0', '--token', 'on-the-command-line-0123']);
+    try {
+      expect((await waitForLine(served.output))[2]).toBe('on-the-command-line-0123');
+      expect(served.output.stderr).toContain(
+        'warning: --token is visible to other users of this machine in the process list (ps); ' +
+          'set WAYMARK_CONSOLE_TOKEN instead',
+      );
+    } finally {
+      served.child.kill('SIGTERM');
+    }
+    expect(await served.exited).toBe(0);
+    const short = startCli(['--port', '0', '--token', 'short']);
+    expect(await short.exited).toBe(2);
+    expect(short.output.stderr).toContain('--token must be at least 16 characters long, got 5');
+    const spaced = startCli(['--port', '0'], { WAYMARK_CONSOLE_TOKEN: 'two words-0123456789' });
+    expect(await spaced.exited).toBe(2);
+    expect(spaced.output.stderr).toContain('WAYMARK_CONSOLE_TOKEN must not contain whitespace');
   });
 });

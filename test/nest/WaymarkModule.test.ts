@@ -213,7 +213,7 @@ describe('WaymarkModule', () => {
 
   it('rejects wrong module options at startup', async () => {
     await expect(open({ shutdownGrace: '3 days' as never })).rejects.toThrow(
-      /WaymarkModule: shutdownGrace must be a non-negative duration/,
+      /WaymarkModule: shutdownGrace must be a duration of 0 to 100 years/,
     );
     await expect(open({ worker: 5 as never })).rejects.toThrow(
       /WaymarkModule: worker must be false or worker options/,

@@ -125,9 +125,12 @@ describe('database URLs', () => {
       'postgres:postgres:Secret@127.0.0.1/test',
       'mysql://root:S3cr3t@ss@127.0.0.1:1/test',
     ]) {
-      const error = await Waymark.create({ database }).catch((e: unknown) => e as Error);
-      expect(error.message).toMatch(/:\*\*\*@127\.0\.0\.1/);
-      expect(error.message).not.toMatch(/Secret|S3cr3t|ss@/);
+      const error: unknown = await Waymark.create({ database }).then(
+        () => new Error('Waymark.create() accepted a malformed URL'),
+        (e: unknown) => e,
+      );
+      expect((error as Error).message).toMatch(/:\*\*\*@127\.0\.0\.1/);
+      expect((error as Error).message).not.toMatch(/Secret|S3cr3t|ss@/);
     }
   });
 

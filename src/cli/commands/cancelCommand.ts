@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import { assertRunId } from '../../store/identifiers';
+import { terminalSafe } from '../terminalSafe';
 import { databaseUrlOf, type CliContext } from '../CliContext';
 import { withRuntime } from '../openRuntime';
 
@@ -18,8 +20,9 @@ export function registerCancelCommand(program: Command, cli: CliContext): void {
     .argument('<runId>', 'the run')
     .option('--reason <text>', 'why, stored with the run')
     .action(async (runId: string, options: { reason?: string }, command: Command) => {
+      assertRunId(runId, 'the run id');
       const url = databaseUrlOf(command, cli.env);
       await withRuntime(url, cli.output, (runtime) => runtime.cancel(runId, options.reason));
-      cli.output.line(`cancelled run "${runId}"`);
+      cli.output.line(`cancelled run "${terminalSafe(runId)}"`);
     });
 }

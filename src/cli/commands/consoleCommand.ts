@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { consoleToken } from '../../console/consoleToken';
 import { startConsole, type RunningConsole } from '../../console/startConsole';
 import type { WaymarkRuntime } from '../../runtime/WaymarkRuntime';
 import { databaseUrlOf, type CliContext } from '../CliContext';
@@ -42,11 +43,12 @@ export function registerConsoleCommand(program: Command, cli: CliContext): void 
     )
     .option(
       '--token <token>',
-      `token API calls need (default: $${CONSOLE_TOKEN_VARIABLE}, else a new one)`,
+      `token API calls need, 16 characters or more (prefer $${CONSOLE_TOKEN_VARIABLE}: ` +
+        'a command line is visible to other users; default: a new one)',
     )
     .action(async (options: ConsoleCommandOptions, command: Command) => {
       const url = databaseUrlOf(command, cli.env);
-      const token = options.token ?? nonEmpty(cli.env[CONSOLE_TOKEN_VARIABLE]);
+      const token = tokenOf(options.token, cli);
       const runtime = await openRuntime(url, cli.output);
       const stopped = stopSignal();
       const served = await serve(runtime, { ...options, token });
@@ -80,8 +82,21 @@ async function serve(
   }
 }
 
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value.trim() === '' ? undefined : value;
+/**
+ * `--token`, else `WAYMARK_CONSOLE_TOKEN`, else none (the console generates one), checked
+ * before anything is opened. `--token` is visible to every user of the machine in `ps`.
+ */
+function tokenOf(option: string | undefined, cli: CliContext): string | undefined {
+  if (option !== undefined) {
+    cli.output.warn(
+      `--token is visible to other users of this machine in the process list (ps); ` +
+        `set ${CONSOLE_TOKEN_VARIABLE} instead`,
+    );
+    return consoleToken(option, '--token');
+  }
+  const variable = cli.env[CONSOLE_TOKEN_VARIABLE];
+  if (variable === undefined || variable.trim() === '') return undefined;
+  return consoleToken(variable, CONSOLE_TOKEN_VARIABLE);
 }
 
 function isLoopback(host: string): boolean {

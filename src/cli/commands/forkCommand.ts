@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import { assertRunId } from '../../store/identifiers';
+import { terminalSafe } from '../terminalSafe';
 import { databaseUrlOf, type CliContext } from '../CliContext';
 import { withRuntime } from '../openRuntime';
 import { integerIn } from '../optionParsers';
@@ -31,6 +33,8 @@ export function registerForkCommand(program: Command, cli: CliContext): void {
     .option('--id <newRunId>', 'the new run id (default: <runId>:fork-<random>)')
     .option('--json', 'print one JSON object { runId, forkedFrom, fromSeq } for scripts')
     .action(async (runId: string, options: ForkOptions, command: Command) => {
+      assertRunId(runId, 'the run id');
+      if (options.id !== undefined) assertRunId(options.id, '--id');
       const url = databaseUrlOf(command, cli.env);
       const fork = await withRuntime(url, cli.output, (runtime) =>
         runtime.fork(runId, { fromSeq: options.from, newRunId: options.id, queue: true }),
@@ -40,7 +44,8 @@ export function registerForkCommand(program: Command, cli: CliContext): void {
         return;
       }
       cli.output.line(
-        `forked run "${runId}" at #${options.from} as "${fork.runId}"; a worker continues it`,
+        `forked run "${terminalSafe(runId)}" at #${options.from} as "${terminalSafe(fork.runId)}"; ` +
+          'a worker continues it',
       );
     });
 }

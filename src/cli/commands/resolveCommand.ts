@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import { assertRunId } from '../../store/identifiers';
+import { terminalSafe } from '../terminalSafe';
 import { CliError } from '../CliError';
 import { databaseUrlOf, type CliContext } from '../CliContext';
 import { ExitCode } from '../ExitCode';
@@ -28,6 +30,7 @@ export function registerResolveCommand(program: Command, cli: CliContext): void 
         options: { file?: string },
         command: Command,
       ) => {
+        assertRunId(runId, 'the run id');
         const url = databaseUrlOf(command, cli.env);
         const outcome = readJsonInput(json, options.file, 'the step outcome');
         if (!outcome.given) {
@@ -40,7 +43,7 @@ export function registerResolveCommand(program: Command, cli: CliContext): void 
           runtime.resolveStep(runId, outcome.value, { queue: true }),
         );
         cli.output.line(
-          `resolved the parked step of run "${runId}"; a worker continues it from the next step`,
+          `resolved the parked step of run "${terminalSafe(runId)}"; a worker continues it from the next step`,
         );
       },
     );

@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import { assertRunId } from '../../store/identifiers';
+import { terminalSafe } from '../terminalSafe';
 import { databaseUrlOf, type CliContext } from '../CliContext';
 import { withRuntime } from '../openRuntime';
 
@@ -17,10 +19,11 @@ export function registerRetryCommand(program: Command, cli: CliContext): void {
     .description('retry a failed or needs_attention run from the step that stopped it')
     .argument('<runId>', 'the run')
     .action(async (runId: string, _options: unknown, command: Command) => {
+      assertRunId(runId, 'the run id');
       const url = databaseUrlOf(command, cli.env);
       await withRuntime(url, cli.output, (runtime) => runtime.retry(runId, { queue: true }));
       cli.output.line(
-        `run "${runId}" is back to work from the step that stopped it; a worker takes it over`,
+        `run "${terminalSafe(runId)}" is back to work from the step that stopped it; a worker takes it over`,
       );
     });
 }

@@ -4,7 +4,7 @@ import type { WaymarkRuntime } from '../../runtime/WaymarkRuntime';
 import type { RunSummary } from '../../store/RunQueries';
 import type { RunStatus } from '../../store/RunStatus';
 import { databaseUrlOf, type CliContext } from '../CliContext';
-import { formatTable } from '../formatTable';
+import { formatTable, type Cell, type Painted } from '../formatTable';
 import { formatTimestamp, NONE } from '../formatTime';
 import { mapConcurrently } from '../mapConcurrently';
 import { withRuntime } from '../openRuntime';
@@ -97,7 +97,7 @@ async function listRuns(
 async function currentStep(runtime: WaymarkRuntime, run: RunSummary): Promise<CurrentStep | null> {
   if (run.status === 'completed') return null;
   try {
-    const last = (await runtime.history(run.runId)).at(-1);
+    const [last] = await runtime.history(run.runId, { order: 'desc', limit: 1 });
     return last ? { seq: last.seq, name: last.name, status: last.status } : null;
   } catch (error) {
     if (isRunNotFoundError(error)) return null; // deleted since it was listed
@@ -111,18 +111,24 @@ function printRuns(cli: CliContext, runs: ListedRun[], nextCursor: string | unde
     output.line('no runs match');
     return;
   }
-  const rows = runs.map((run) => [
+  const paint = output.paint;
+  const rows = runs.map((run): Cell[] => [
     run.runId,
     run.workflow,
     run.version ?? NONE,
-    paintStatus(output.paint, run.status),
+    { text: run.status, paint: (status) => paintStatus(paint, status) },
     formatTimestamp(run.createdAt),
     formatTimestamp(run.updatedAt),
     run.currentStep
-      ? `#${run.currentStep.seq} ${run.currentStep.name} ${output.paint.dim(run.currentStep.status)}`
+      ? [
+          `#${run.currentStep.seq} ${run.currentStep.name} `,
+          { text: run.currentStep.status, paint: paint.dim },
+        ]
       : NONE,
   ]);
-  const headers = ['RUN', 'WORKFLOW', 'VERSION', 'STATUS', 'STARTED', 'UPDATED', 'STEP'];
-  for (const line of formatTable(headers.map(output.paint.bold), rows)) output.line(line);
+  const headers = ['RUN', 'WORKFLOW', 'VERSION', 'STATUS', 'STARTED', 'UPDATED', 'STEP'].map(
+    (text): Painted => ({ text, paint: paint.bold }),
+  );
+  for (const line of formatTable(headers, rows)) output.line(line);
   if (nextCursor !== undefined) output.line(output.paint.dim(`next cursor: ${nextCursor}`));
 }

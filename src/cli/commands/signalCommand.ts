@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import { assertRunId, assertSignalName } from '../../store/identifiers';
+import { terminalSafe } from '../terminalSafe';
 import { databaseUrlOf, type CliContext } from '../CliContext';
 import { withRuntime } from '../openRuntime';
 import { readJsonInput } from '../readJsonInput';
@@ -29,12 +31,14 @@ export function registerSignalCommand(program: Command, cli: CliContext): void {
         options: { file?: string },
         command: Command,
       ) => {
+        assertRunId(runId, 'the run id');
+        assertSignalName(name, 'the signal name');
         const url = databaseUrlOf(command, cli.env);
         const payload = readJsonInput(json, options.file, 'the payload');
         await withRuntime(url, cli.output, (runtime) =>
           runtime.signal(runId, name, payload.given ? payload.value : undefined),
         );
-        cli.output.line(`sent signal "${name}" to run "${runId}"`);
+        cli.output.line(`sent signal "${terminalSafe(name)}" to run "${terminalSafe(runId)}"`);
       },
     );
 }

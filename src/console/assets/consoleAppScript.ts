@@ -1,22 +1,25 @@
 /**
  * `app.js`: the console page's behaviour. Reads the token from the URL fragment
  * (`#token=…`) into sessionStorage and out of the address bar, polls the JSON API every
- * 2 s, and fills the runs list (status filters), the run detail (facts, timeline, steps,
- * result) and the approvals list, only through `textContent` and DOM nodes: a stored value
- * that looks like markup shows as text. Plain browser JavaScript, no build step.
+ * 2 s, and fills the runs list (status filters), the run detail (`detail.js`) and the
+ * approvals list (a page of 50 runs waiting for a signal, with Newer / Older), only through
+ * `textContent` and DOM nodes: a stored value that looks like markup shows as text. Plain
+ * browser JavaScript, no build step.
  */
 export const CONSOLE_APP_SCRIPT = String.raw`'use strict';
 (function () {
   var TOKEN_KEY = 'waymark-console-token';
   var POLL_MS = 2000;
   var FILTERS = ['all', 'pending', 'running', 'waiting', 'needs_attention', 'completed', 'failed', 'cancelled'];
-  var ENDED = ['completed', 'failed', 'cancelled'];
+  var APPROVALS_PAGE = 50;
   var dom = window.WaymarkDom;
   var timeline = window.WaymarkTimeline;
   var approvals = window.WaymarkApprovals;
   var element = dom.element;
   var badge = dom.badge;
-  var state = { filter: 'all', limit: 50, selected: null, token: null, timer: null };
+  // waiting: the cursor of each approvals page seen so far (null for the first) and which is shown.
+  var state = { filter: 'all', limit: 50, token: null, timer: null, waiting: { cursors: [null], page: 0 } };
+  var detail;
 
   function byId(id) {
     return document.getElementById(id);
@@ -74,7 +77,7 @@ export const CONSOLE_APP_SCRIPT = String.raw`'use strict';
 
   function renderRuns(page) {
     var rows = page.runs.map(function (run) {
-      var row = element('tr', { className: run.runId === state.selected ? 'selected' : '', data: { runId: run.runId, status: run.status } }, [
+      var row = element('tr', { className: run.runId === detail.selected() ? 'selected' : '', data: { runId: run.runId, status: run.status } }, [
         element('td', { className: 'run-id', text: run.runId }),
         element('td', { text: run.workflow }),
         element('td', {}, [badge(run.status)]),
@@ -103,62 +106,12 @@ export const CONSOLE_APP_SCRIPT = String.raw`'use strict';
     );
   }
 
-  function fact(name, value) {
-    return value === null || value === undefined || value === '' ? [] : [element('dt', { text: name }), element('dd', { text: value })];
-  }
-
-  function renderDetail(detail) {
-    var run = detail.run;
-    byId('detail-empty').hidden = true;
-    byId('detail-body').hidden = false;
-    byId('detail-title').textContent = 'Timeline of ' + run.runId;
-    var facts = [].concat(
-      fact('run', run.runId),
-      fact('workflow', run.workflow + (run.version ? ' v' + run.version : '')),
-      fact('status', run.status),
-      fact('waiting for', run.waitingFor),
-      fact('due', dom.formatTime(run.wakeAt)),
-      fact('parked at', run.parkedSeq === null ? null : '#' + run.parkedSeq),
-      fact('forked from', run.forkedFrom ? run.forkedFrom + ' at #' + run.forkedSeq : null),
-      fact('started', dom.formatTime(run.createdAt)),
-      fact('updated', dom.formatTime(run.updatedAt))
-    );
-    byId('run-facts').replaceChildren.apply(byId('run-facts'), facts);
-    timeline.draw(byId('timeline'), detail);
-    var rows = detail.steps.map(function (step) {
-      return element('tr', { data: { seq: step.seq, status: step.status } }, [
-        element('td', { text: step.seq }),
-        element('td', { className: 'mono', text: step.name }),
-        element('td', {}, [badge(step.status)]),
-        element('td', { text: step.attempts > 1 ? '\u00d7' + step.attempts + ' (' + (step.attempts - 1) + ' retried)' : '1' }),
-        element('td', { text: step.durationMs === null ? '' : dom.formatMs(step.durationMs) }),
-        element('td', { className: 'error', text: step.error ? step.error.name + ': ' + step.error.message : '' }),
-      ]);
-    });
-    byId('steps-body').replaceChildren.apply(byId('steps-body'), rows);
-    var outcome = detail.outcome;
-    byId('outcome-title').hidden = byId('outcome').hidden = !outcome;
-    if (outcome) {
-      byId('outcome-title').textContent = 'result' in outcome ? 'Result' : 'Error';
-      byId('outcome').textContent = JSON.stringify('result' in outcome ? outcome.result : outcome.error, null, 2);
-    }
-    byId('cancel-run').hidden = ENDED.indexOf(run.status) >= 0;
-  }
-
-  async function loadDetail() {
-    if (!state.selected) return;
-    var runId = state.selected;
-    var detail = await api('GET', 'runs/' + encodeURIComponent(runId));
-    if (state.selected === runId) renderDetail(detail);
-  }
-
   function select(runId) {
-    state.selected = runId;
     resetCancel();
     document.querySelectorAll('#runs-body tr').forEach(function (row) {
       row.classList.toggle('selected', row.dataset.runId === runId);
     });
-    loadDetail().catch(function (error) {
+    detail.select(runId).catch(function (error) {
       showProblem(error.message);
     });
   }
@@ -173,22 +126,45 @@ export const CONSOLE_APP_SCRIPT = String.raw`'use strict';
     var button = byId('cancel-run');
     if (button.dataset.armed !== 'yes') {
       button.dataset.armed = 'yes';
-      button.textContent = 'Click again to cancel ' + state.selected;
+      button.textContent = 'Click again to cancel ' + detail.selected();
       setTimeout(resetCancel, 4000);
       return;
     }
     resetCancel();
-    await api('POST', 'runs/' + encodeURIComponent(state.selected) + '/cancel', { reason: 'cancelled from the console' });
+    await api('POST', 'runs/' + encodeURIComponent(detail.selected()) + '/cancel', { reason: 'cancelled from the console' });
     await refresh();
+  }
+
+  function waitingQuery() {
+    var cursor = state.waiting.cursors[state.waiting.page];
+    return 'runs?waitingFor=signal&limit=' + APPROVALS_PAGE + (cursor ? '&cursor=' + encodeURIComponent(cursor) : '');
+  }
+
+  function renderWaitingPager(page) {
+    var waiting = state.waiting;
+    if (page.nextCursor) waiting.cursors[waiting.page + 1] = page.nextCursor;
+    else waiting.cursors.length = waiting.page + 1;
+    byId('waiting-newer').disabled = waiting.page === 0;
+    byId('waiting-older').disabled = !page.nextCursor;
+    byId('waiting-pager').hidden = waiting.page === 0 && !page.nextCursor;
+    byId('waiting-page').textContent = 'runs ' + (waiting.page * APPROVALS_PAGE + 1) + '–' + (waiting.page * APPROVALS_PAGE + page.runs.length);
+  }
+
+  function turnWaitingPage(step) {
+    var next = state.waiting.page + step;
+    if (next < 0 || next >= state.waiting.cursors.length) return;
+    state.waiting.page = next;
+    void refresh();
   }
 
   async function refresh() {
     var query = 'runs?limit=' + state.limit + (state.filter === 'all' ? '' : '&status=' + state.filter);
     try {
-      var pages = await Promise.all([api('GET', query), api('GET', 'runs?status=waiting&limit=200')]);
+      var pages = await Promise.all([api('GET', query), api('GET', waitingQuery())]);
       renderRuns(pages[0]);
       approvals.render(byId('waiting-list'), byId('waiting-empty'), pages[1].runs, sendSignal);
-      await loadDetail();
+      renderWaitingPager(pages[1]);
+      await detail.refresh();
       showProblem('');
       byId('token-panel').hidden = true;
       byId('refreshed').textContent = 'refreshed ' + dom.formatTime(pages[0].now);
@@ -205,6 +181,7 @@ export const CONSOLE_APP_SCRIPT = String.raw`'use strict';
   }
 
   function start() {
+    detail = window.WaymarkDetail.create(api, showProblem);
     state.token = readToken();
     byId('token-panel').hidden = Boolean(state.token);
     byId('token-form').addEventListener('submit', function (event) {
@@ -216,6 +193,12 @@ export const CONSOLE_APP_SCRIPT = String.raw`'use strict';
     byId('more').addEventListener('click', function () {
       state.limit = Math.min(1000, state.limit + 50);
       void refresh();
+    });
+    byId('waiting-newer').addEventListener('click', function () {
+      turnWaitingPage(-1);
+    });
+    byId('waiting-older').addEventListener('click', function () {
+      turnWaitingPage(1);
     });
     byId('cancel-run').addEventListener('click', function () {
       cancelSelected().catch(function (error) {

@@ -12,6 +12,7 @@ export const CONSOLE_PAGE = `<!doctype html>
     <script defer src="dom.js"></script>
     <script defer src="timeline.js"></script>
     <script defer src="approvals.js"></script>
+    <script defer src="detail.js"></script>
     <script defer src="app.js"></script>
   </head>
   <body>
@@ -36,6 +37,11 @@ export const CONSOLE_PAGE = `<!doctype html>
           <h2 id="waiting-title">Waiting for a signal</h2>
           <p id="waiting-empty" class="muted">No run waits for a signal.</p>
           <ul id="waiting-list" class="waiting"></ul>
+          <div id="waiting-pager" class="pager" hidden>
+            <button id="waiting-newer" type="button">Newer</button>
+            <span id="waiting-page" class="muted"></span>
+            <button id="waiting-older" type="button">Older</button>
+          </div>
         </section>
         <section class="panel" aria-labelledby="runs-title">
           <h2 id="runs-title">Runs</h2>
@@ -58,6 +64,7 @@ export const CONSOLE_PAGE = `<!doctype html>
         <div id="detail-body" hidden>
           <dl id="run-facts" class="facts"></dl>
           <div id="timeline" class="timeline"></div>
+          <p id="timeline-note" class="muted" hidden></p>
           <div id="legend" class="legend"></div>
           <table class="steps">
             <thead>
@@ -65,6 +72,8 @@ export const CONSOLE_PAGE = `<!doctype html>
             </thead>
             <tbody id="steps-body"></tbody>
           </table>
+          <p id="steps-count" class="muted"></p>
+          <button id="steps-more" type="button" hidden>Load more steps</button>
           <h3 id="outcome-title" hidden></h3>
           <pre id="outcome" class="outcome" hidden></pre>
           <button id="cancel-run" type="button" class="danger" hidden>Cancel run</button>

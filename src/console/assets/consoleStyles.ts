@@ -61,6 +61,7 @@ td.run-id { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12
 .badge.status-cancelled { background: var(--cancelled); }
 ul.waiting { list-style: none; margin: 0; padding: 0; display: grid; gap: 10px; }
 ul.waiting li { border: 1px solid var(--line); border-radius: 6px; padding: 8px 10px; }
+.pager { display: flex; gap: 10px; align-items: baseline; margin-top: 10px; }
 ul.waiting .who { display: flex; gap: 8px; align-items: baseline; flex-wrap: wrap; }
 ul.waiting textarea { width: 100%; min-height: 42px; margin: 6px 0; font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12.5px; }
 ul.waiting .actions { display: flex; gap: 8px; align-items: center; }

@@ -25,6 +25,8 @@ export interface CliOptions {
   db?: string;
   /** Added to the environment, which otherwise has no `WAYMARK_DATABASE_URL`. */
   env?: Record<string, string>;
+  /** The process is killed after this long; default 30 s. */
+  timeoutMs?: number;
 }
 
 function environment(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -45,14 +47,45 @@ function spawnCli(
   });
 }
 
-/** Runs `waymark …args` in a child process to its end; killed after 30 s. */
+/** Runs `waymark …args` in a child process to its end; killed after `timeoutMs` (30 s). */
 export function waymark(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
   const child = spawnCli(args, options);
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const watchdog = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  const watchdog = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 30_000);
+  return new Promise((done, fail) => {
+    child.once('error', fail);
+    child.once('close', (code) => {
+      clearTimeout(watchdog);
+      done({ code, stdout, stderr });
+    });
+  });
+}
+
+/**
+ * Runs `waymark …args | <pipe>` in bash with `pipefail`, so `code` is waymark's exit code
+ * (or the pipe command's when that failed). `stderr` is waymark's.
+ */
+export function waymarkPiped(
+  args: readonly string[],
+  pipe: string,
+  options: CliOptions = {},
+): Promise<CliResult> {
+  const db = options.db === undefined ? [] : ['--db', options.db];
+  const quote = (word: string): string => `'${word.replace(/'/g, "'\\''")}'`;
+  const command = [process.execPath, ...ENTRY, ...db, ...args].map(quote).join(' ');
+  const child = spawn('bash', ['-c', `set -o pipefail; ${command} | ${pipe}`], {
+    cwd: REPO,
+    env: environment(options.env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const watchdog = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 30_000);
   return new Promise((done, fail) => {
     child.once('error', fail);
     child.once('close', (code) => {

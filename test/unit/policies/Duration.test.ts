@@ -1,11 +1,21 @@
 import { ConfigurationError } from '../../../src/errors/ConfigurationError';
-import { Duration, formatDuration, isDuration, parseDuration } from '../../../src/ground/Duration';
+import {
+  Duration,
+  formatDuration,
+  isDuration,
+  MAX_DURATION_MS,
+  parseDuration,
+} from '../../../src/ground/Duration';
 
 describe('parseDuration', () => {
   it.each<[Duration, number]>([
     [0, 0],
     [250, 250],
-    [1.5, 1.5],
+    [1.5, 2],
+    ['1.1s', 1_100],
+    ['0.4ms', 0],
+    ['36525d', MAX_DURATION_MS],
+    [MAX_DURATION_MS, 3_155_760_000_000],
     ['0ms', 0],
     ['500ms', 500],
     ['30s', 30_000],
@@ -39,11 +49,23 @@ describe('parseDuration', () => {
     [{ ms: 5 }, 'an object'],
     [['1s'], 'an array'],
     [10n, '10n'],
+    [1e300, '1e+300'],
+    [9e15, '9000000000000000'],
+    [MAX_DURATION_MS + 1, '3155760000001'],
+    ['36526d', "'36526d'"],
+    ['1e400ms', "'1e400ms'"],
   ])('rejects %p with a ConfigurationError naming the option and the value', (value, shown) => {
     const parse = () => parseDuration(value as Duration, '@Step(timeout)');
     expect(parse).toThrow(ConfigurationError);
     expect(parse).toThrow('@Step(timeout)');
     expect(parse).toThrow(`got ${shown}`);
+  });
+
+  it('says what it accepts: whole milliseconds up to 100 years', () => {
+    expect(() => parseDuration(9e15, 'sleep()')).toThrow(
+      "sleep() must be a duration of 0 to 100 years: milliseconds or a string like '500ms', " +
+        "'30s', '5m', '2h' or '1d'; got 9000000000000000",
+    );
   });
 
   it('rejects a numeral so long that it overflows to Infinity', () => {

@@ -1,0 +1,107 @@
+import type { RunSummary, StepRecord } from '../store/RunQueries';
+import type { ShownStep } from './commands/showCommand';
+import { firstLine } from './describeFailure';
+import { TableLayout, type Cell, type Painted } from './formatTable';
+import { formatElapsed, formatTimestamp, NONE } from './formatTime';
+import type { Output } from './Output';
+import { paintStatus } from './Palette';
+import { terminalSafe } from './terminalSafe';
+
+/** Writes `waymark show`: the run, then its steps page by page as they are read, then the end. */
+export interface ShownRunWriter {
+  begin(run: RunSummary, waitingReason: string | null): void;
+  steps(steps: readonly ShownStep[]): void;
+  end(): void;
+}
+
+const KEY_NOTE =
+  'idempotency keys are the defaults (runId:seq); a step with @Idempotent({ key }) uses its own key, which the store does not keep';
+
+const HEADERS = ['SEQ', 'STEP', 'STATUS', 'ATTEMPTS', 'DURATION', 'IDEMPOTENCY KEY', 'ERROR'];
+
+/**
+ * `waymark show` for people: the run's facts, then the step table, written as pages arrive
+ * (columns widen when a later page has a wider cell). Stored text is made safe for the
+ * terminal ({@link terminalSafe}) before it is coloured.
+ *
+ * @example
+ * ```ts
+ * const printer = new ShownRunPrinter(output);
+ * printer.begin(run, 'a worker to take it');
+ * printer.steps(page);
+ * printer.end();
+ * ```
+ */
+export class ShownRunPrinter implements ShownRunWriter {
+  private readonly table: TableLayout;
+  private printed = 0;
+
+  constructor(private readonly output: Output) {
+    const bold = output.paint.bold;
+    this.table = new TableLayout(HEADERS.map((text): Painted => ({ text, paint: bold })));
+  }
+
+  /** What the idempotency keys shown are; `--json` carries it too. */
+  static readonly keyNote = KEY_NOTE;
+
+  begin(run: RunSummary, waitingReason: string | null): void {
+    const { output } = this;
+    const paint = output.paint;
+    const safe = (text: string): string => terminalSafe(text);
+    const fields: Array<[string, string]> = [
+      ['run', paint.bold(safe(run.runId))],
+      ['workflow', safe(run.workflow)],
+      ['version', safe(run.version ?? NONE)],
+      ['status', paintStatus(paint, run.status)],
+    ];
+    if (waitingReason) fields.push(['waiting for', safe(waitingReason)]);
+    if (run.wakeAt) fields.push(['deadline', formatTimestamp(run.wakeAt)]);
+    if (run.parkedSeq !== null) fields.push(['parked at', `#${run.parkedSeq}`]);
+    fields.push(['owner', safe(run.owner ?? NONE)]);
+    if (run.forkedFrom) {
+      fields.push(['forked from', `${safe(run.forkedFrom)} at #${run.forkedSeq ?? '?'}`]);
+    }
+    if (run.parentRunId) fields.push(['parent', safe(run.parentRunId)]);
+    fields.push(['started', formatTimestamp(run.createdAt)]);
+    fields.push(['updated', formatTimestamp(run.updatedAt)]);
+    let width = 0;
+    for (const [label] of fields) width = Math.max(width, label.length);
+    for (const [label, value] of fields) output.line(`${paint.dim(label.padEnd(width))}  ${value}`);
+    output.line();
+  }
+
+  steps(steps: readonly ShownStep[]): void {
+    if (steps.length === 0) return;
+    const paint = this.output.paint;
+    const rows = steps.map((step): Cell[] => [
+      String(step.seq),
+      step.name,
+      { text: step.status, paint: (status) => paintStatus(paint, status) },
+      String(step.attempts),
+      formatElapsed(step.durationMs),
+      step.idempotencyKey ?? NONE,
+      errorCell(step),
+    ]);
+    for (const line of this.table.lines(rows, { header: this.printed === 0 })) {
+      this.output.line(line);
+    }
+    this.printed += steps.length;
+  }
+
+  end(): void {
+    if (this.printed === 0) {
+      this.output.line('no steps recorded yet');
+      return;
+    }
+    this.output.line();
+    this.output.line(this.output.paint.dim(KEY_NOTE));
+  }
+}
+
+function errorCell(step: StepRecord): string {
+  if (!step.error) return '';
+  const error = `${step.error.name}: ${firstLine(step.error.message)}`;
+  return step.nextAttemptAt
+    ? `${error} (next attempt ${formatTimestamp(step.nextAttemptAt)})`
+    : error;
+}

@@ -1,0 +1,116 @@
+import { InvalidArgumentError } from '../errors/InvalidArgumentError';
+import { toAttemptRow, toStepRow } from './rows';
+import type { RunHistory, RunStore } from './RunStore';
+import { numbered } from './statements';
+
+/** Options of `history(runId, page)`: one page of a run's step records, by sequence number. */
+export interface HistoryPageOptions {
+  /**
+   * The first sequence number of the page (inclusive). Default: 0, or with
+   * `order: 'desc'` the run's last step. The next page starts after the last record's
+   * `seq` (`seq + 1`, or `seq - 1` going down).
+   */
+  from?: number;
+  /** At most this many records: 1 to {@link MAX_HISTORY_PAGE}, default {@link DEFAULT_HISTORY_PAGE}. */
+  limit?: number;
+  /** `'asc'` (default): `seq` from `from` upwards. `'desc'`: from `from` downwards, latest first. */
+  order?: 'asc' | 'desc';
+}
+
+/** Records in a history page when `limit` is not given. */
+export const DEFAULT_HISTORY_PAGE = 100;
+
+/** The most records one history page may ask for. */
+export const MAX_HISTORY_PAGE = 1000;
+
+/** The largest sequence number: `seq` is a 32-bit `INTEGER` column on every backend. */
+export const MAX_SEQ = 2_147_483_647;
+
+/** A validated page request. */
+interface PageBounds {
+  from: number;
+  limit: number;
+  desc: boolean;
+}
+
+/**
+ * Reads one page of a run's history: the step outcomes and failed attempts of the first
+ * `limit` sequence numbers from `from` that have either. Two bounded queries — the page's
+ * sequence numbers (a keyset on `(run_id, seq)`, both tables), then their rows — whatever
+ * the length of the history.
+ */
+export async function readHistoryPage(
+  store: RunStore,
+  runId: string,
+  options: HistoryPageOptions,
+): Promise<RunHistory> {
+  const { from, limit, desc } = pageBounds(options);
+  const pg = store.dialect === 'postgres';
+  const [cmp, dir] = desc ? ['<=', 'DESC'] : ['>=', 'ASC'];
+  const seqsOf = (table: string, distinct: string): string =>
+    `SELECT seq FROM (SELECT ${distinct}seq FROM ${table} WHERE run_id = ? AND seq ${cmp} ? ` +
+    `ORDER BY seq ${dir} LIMIT ?)`;
+  const { records: seqRows } = await store.exec(
+    `read the history page of run "${runId}"`,
+    numbered(
+      `${seqsOf('waymark_steps', '')} s UNION ${seqsOf('waymark_attempts', 'DISTINCT ')} a ` +
+        `ORDER BY seq ${dir} LIMIT ?`,
+      pg,
+    ),
+    [runId, from, limit, runId, from, limit, limit],
+  );
+  const seqs = (seqRows as Array<{ seq: unknown }>).map((row) => Number(row.seq));
+  const history: RunHistory = { steps: [], attempts: [] };
+  if (seqs.length === 0) return history;
+  const low = Math.min(...seqs);
+  const high = Math.max(...seqs);
+  // Every seq in [low, high] with a row is one of `seqs`: they are the first `limit` of them.
+  const { records } = await store.exec(
+    `read the history page of run "${runId}"`,
+    numbered(
+      "SELECT 'step' AS kind, seq, name, status, output, attempts, started_at, finished_at, 0 AS attempt " +
+        'FROM waymark_steps WHERE run_id = ? AND seq >= ? AND seq <= ? ' +
+        "UNION ALL SELECT 'attempt' AS kind, seq, name, status, error AS output, 0 AS attempts, " +
+        'failed_at AS started_at, next_at AS finished_at, attempt FROM waymark_attempts ' +
+        'WHERE run_id = ? AND seq >= ? AND seq <= ? ORDER BY seq, attempt',
+      pg,
+    ),
+    [runId, low, high, runId, low, high],
+  );
+  for (const raw of records as Array<Record<string, unknown>>) {
+    if (raw.kind === 'step') history.steps.push(toStepRow(runId, raw));
+    else history.attempts.push(toAttemptRow(runId, raw));
+  }
+  return history;
+}
+
+function pageBounds(options: HistoryPageOptions): PageBounds {
+  if (typeof options !== 'object' || options === null) {
+    throw new InvalidArgumentError(
+      'history(): page',
+      'must be an object { from?, limit?, order? }',
+    );
+  }
+  const { order = 'asc', limit = DEFAULT_HISTORY_PAGE } = options;
+  if (order !== 'asc' && order !== 'desc') {
+    throw new InvalidArgumentError(
+      'history(): order',
+      `must be 'asc' or 'desc', got ${String(order)}`,
+    );
+  }
+  const desc = order === 'desc';
+  const from = options.from ?? (desc ? MAX_SEQ : 0);
+  if (!Number.isInteger(from) || from < 0 || from > MAX_SEQ) {
+    throw new InvalidArgumentError(
+      'history(): from',
+      `must be a sequence number (a whole number from 0 to ${MAX_SEQ}), got ${String(from)}`,
+    );
+  }
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_HISTORY_PAGE) {
+    throw new InvalidArgumentError(
+      'history(): limit',
+      `must be a whole number from 1 to ${MAX_HISTORY_PAGE}, got ${String(limit)}`,
+    );
+  }
+  return { from, limit, desc };
+}
