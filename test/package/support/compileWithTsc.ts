@@ -38,7 +38,15 @@ function tscWorkspace(): string {
     process.execPath,
     [
       COMPILERS['typescript 5.9'],
-      ...['-p', join(ROOT, 'tsconfig.build.json'), '--emitDeclarationOnly', '--sourceMap', 'false'],
+      ...[
+        '-p',
+        join(ROOT, 'tsconfig.build.json'),
+        '--emitDeclarationOnly',
+        '--sourceMap',
+        'false',
+        '--inlineSources',
+        'false',
+      ],
       ...['--outDir', join(dir, 'types')],
     ],
     { encoding: 'utf8' },
