@@ -52,6 +52,7 @@ function tscWorkspace(): string {
     { encoding: 'utf8' },
   );
   if (declarations.status !== 0) {
+    rmSync(dir, { recursive: true, force: true });
     throw new Error(
       `emitting src/ declarations failed:\n${declarations.stdout}${declarations.stderr}`,
     );
