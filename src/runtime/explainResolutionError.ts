@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { ConfigurationError } from '../errors/ConfigurationError';
-import { WaymarkError } from '../errors/WaymarkError';
+import { isWaymarkError } from '../errors/WaymarkError';
 import type { InstanceResolver } from './RuntimeOptions';
 
 const TYPE_INFO_UNKNOWN = /TypeInfo not known for "([^"]*)"/;
@@ -39,7 +39,7 @@ export function explainingResolution(resolve: InstanceResolver): InstanceResolve
  * ```
  */
 export function explainResolutionError(Class: AnyClass, error: unknown): unknown {
-  if (!(error instanceof Error) || error instanceof WaymarkError) return error;
+  if (!(error instanceof Error) || isWaymarkError(error)) return error;
   const unknown = TYPE_INFO_UNKNOWN.exec(error.message)?.[1];
   if (unknown === undefined) return error;
   const building = unknown === Class.name ? unknown : `${Class.name} (through ${unknown})`;
