@@ -1,5 +1,6 @@
 import type { AnyClass } from './metadata';
 import { ConfigurationError } from '../errors/ConfigurationError';
+import { rejectStandardDecorator } from './rejectStandardDecorator';
 
 /** The class and method a method decorator was applied to, checked to be a plain method. */
 export interface DecoratedMethod {
@@ -16,6 +17,7 @@ export function decoratedMethod(
   propertyKey: string | symbol,
   descriptor: PropertyDescriptor | undefined,
 ): DecoratedMethod {
+  rejectStandardDecorator(decorator, propertyKey);
   const isStatic = typeof target === 'function';
   const declaringClass = (isStatic ? target : target.constructor) as AnyClass;
   const methodName = String(propertyKey);

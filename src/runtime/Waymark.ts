@@ -18,6 +18,7 @@ import { RunStore } from '../store/RunStore';
 import { StoreConnection } from '../store/StoreConnection';
 import { WorkQueue } from '../store/WorkQueue';
 import './dispatch';
+import { explainingResolution } from './explainResolutionError';
 import { buildOperations } from './execution/buildOperations';
 import { Executions } from './execution/Executions';
 import { RunAcquirer } from './execution/RunAcquirer';
@@ -104,7 +105,9 @@ function assemble(
 ): RuntimeParts {
   const { clock, logger, leaseMs } = settings;
   const container = options.container ?? rootContainer;
-  const resolveInstance = options.resolveInstance ?? ((Class) => container.resolve(Class));
+  const resolveInstance = explainingResolution(
+    options.resolveInstance ?? ((Class) => container.resolve(Class)),
+  );
   const codec = new Codec({ maxValueBytes: settings.maxValueBytes });
   guardPostgresPool(dataSource, logger);
   const connection = new StoreConnection(dataSource, lifecycle, {

@@ -1,11 +1,17 @@
-import { isDeepStrictEqual } from 'node:util';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
-import { SimulatedCrash } from '../errors/SimulatedCrash';
+import { ConfigurationError } from '../errors/ConfigurationError';
 import type { AsyncMethodOf } from '../runtime/WaymarkRuntime';
-import type { StepRecord } from '../store/RunQueries';
+import { compareCrashObservations, type CrashObservation } from './compareCrashObservations';
 import type { CrashPoint } from './CrashPlan';
+import { CrashSignals, type CrashMatrixSignal } from './CrashSignals';
 import { createTestRuntime, type TestRuntimeOptions } from './createTestRuntime';
+import { driveRun, type MatrixCall } from './driveRun';
+import { freshDatabases, type CrashMatrixDatabase } from './freshDatabases';
 import type { TestRuntime } from './TestRuntime';
+
+export type { CrashObservation } from './compareCrashObservations';
+export type { CrashMatrixSignal } from './CrashSignals';
+export type { CrashMatrixDatabase } from './freshDatabases';
 
 /** Options of {@link crashMatrix}. */
 export interface CrashMatrixOptions {
@@ -19,17 +25,20 @@ export interface CrashMatrixOptions {
   normalize?: (result: unknown) => unknown;
   /** Hook points to crash at; default all three. */
   points?: CrashPoint[];
-  /** Test runtime options of each case (a fresh in-memory database unless `database` is given). */
-  runtime?: Omit<TestRuntimeOptions, 'container' | 'clock'>;
+  /** Signals to send to the run, in every case as in the uninterrupted run. */
+  signals?: CrashMatrixSignal[];
+  /**
+   * The uninterrupted run is expected to fail, with an error whose `Name: message` contains
+   * this string or matches this pattern. Without it, a failing uninterrupted run rejects the
+   * matrix: crashes compared with a run that timed out prove nothing.
+   */
+  expectError?: string | RegExp;
+  /** Test runtime options of each case; `database` must be fresh per case (see {@link CrashMatrixDatabase}). */
+  runtime?: Omit<TestRuntimeOptions, 'container' | 'clock' | 'database'> & {
+    database?: CrashMatrixDatabase;
+  };
   /** Restarts allowed after the crash before a case counts as stuck; default 3. */
   maxRestarts?: number;
-}
-
-/** What one run looked like: its result (or error), its step history, its effects. */
-export interface CrashObservation {
-  readonly outcome: { ok: true; value: unknown } | { ok: false; error: string };
-  readonly steps: ReadonlyArray<{ seq: number; name: string; status: string }>;
-  readonly effects: Record<string, number>;
 }
 
 /** One crash case: where it crashed, what came out, and how that differs from the reference. */
@@ -51,13 +60,20 @@ export interface CrashMatrixReport {
 
 /**
  * Crashes a workflow at every step it executes, at every hook point (before the body, after
- * its effect but before its checkpoint, after its checkpoint), restarts, finishes the run,
- * and compares result, step history and effect counts with an uninterrupted run. Time runs
- * on a fake clock that jumps to each next timer.
+ * its effect but before its checkpoint, after its checkpoint), restarts, resumes the run by
+ * its id, and compares result, step history and effect counts with an uninterrupted run.
+ * Time runs on a fake clock that jumps to each next timer; `signals` are sent when the run
+ * waits for them. Every case runs on a database of its own. A case that executed nothing,
+ * whose crash never happened or whose signals were never sent fails.
  *
  * @example
  * ```ts
- * await expect(crashMatrix(ResearchAgent, 'research', ['durable execution'], { setup })).resolves.toSurviveEveryCrash();
+ * await expect(
+ *   crashMatrix(ProcurementAgent, 'procure', [request], {
+ *     setup,
+ *     signals: [{ name: 'approval', payload: { approved: true } }],
+ *   }),
+ * ).resolves.toSurviveEveryCrash();
  * ```
  */
 export async function crashMatrix<C extends object, K extends AsyncMethodOf<C>>(
@@ -66,23 +82,40 @@ export async function crashMatrix<C extends object, K extends AsyncMethodOf<C>>(
   args: C[K] extends (...a: infer A) => unknown ? A : never,
   options: CrashMatrixOptions = {},
 ): Promise<CrashMatrixReport> {
+  const where = `crashMatrix(${Class.name}.${method})`;
+  const call: MatrixCall = { Class, method: method as never, args: args };
   const points = options.points ?? ['before', 'afterEffect', 'afterCommit'];
+  const { database, ...runtimeOptions } = options.runtime ?? {};
+  const fresh = freshDatabases(database, where);
   const start = async (): Promise<{ runtime: TestRuntime; container: DependencyContainer }> => {
     const container = rootContainer.createChildContainer();
     await options.setup?.(container);
-    const runtime = await createTestRuntime({ ...options.runtime, container, clock: 'fake' });
+    const caseDatabase = await fresh();
+    const runtime = await createTestRuntime({
+      ...runtimeOptions,
+      ...(caseDatabase === undefined ? {} : { database: caseDatabase }),
+      container,
+      clock: 'fake',
+    });
     return { runtime, container };
   };
-  const call = (runtime: TestRuntime) =>
-    runtime.clock.drive(runtime.start(Class, method, args).then((h) => h.result().then(() => h)));
 
   const ref = await start();
   let reference: CrashObservation;
   let executed: Array<{ target: string; seq: number }>;
   try {
-    const runId = await runIdOf(ref.runtime, call);
-    reference = await observe(ref.runtime, ref.container, runId, options);
+    const signals = new CrashSignals(options.signals ?? []);
+    const attempt = await driveRun(ref.runtime, call, undefined, signals);
+    if (attempt.kind === 'stuck') {
+      throw new ConfigurationError(
+        `${where}: the uninterrupted run waits for ${attempt.waitingFor} with no deadline; ` +
+          `send it: signals: [{ name: '${attempt.waitingFor.replace(/^signal:/, '')}', payload }]`,
+      );
+    }
+    if (attempt.runId === undefined) throw new ConfigurationError(`${where}: no run started`);
+    reference = await observe(ref.runtime, ref.container, attempt.runId, options);
     executed = dedupe(ref.runtime.executions.all().map((e) => ({ target: e.target, seq: e.seq })));
+    checkReference(where, reference, executed.length, signals.unsent, options.expectError);
   } finally {
     await ref.runtime.close();
   }
@@ -90,40 +123,7 @@ export async function crashMatrix<C extends object, K extends AsyncMethodOf<C>>(
   const cases: CrashCase[] = [];
   for (const { target, seq } of executed) {
     for (const point of points) {
-      const started = await start();
-      const { container } = started;
-      let { runtime } = started;
-      try {
-        runtime.crash[point](target, { seq });
-        let runId: string | undefined;
-        for (
-          let restarts = 0;
-          runId === undefined && restarts <= (options.maxRestarts ?? 3);
-          restarts++
-        ) {
-          runId = await runIdOf(runtime, call).catch((error: unknown) => {
-            if (!(error instanceof SimulatedCrash)) throw error;
-            return undefined;
-          });
-          if (runId === undefined) runtime = await runtime.restart();
-        }
-        const observed = runId
-          ? await observe(runtime, container, runId, options)
-          : {
-              outcome: { ok: false as const, error: 'did not finish after restarts' },
-              steps: [],
-              effects: {},
-            };
-        cases.push({
-          target,
-          seq,
-          point,
-          ...observed,
-          differences: compare(reference, observed, options),
-        });
-      } finally {
-        await runtime.close();
-      }
+      cases.push(await crashCase(start, call, reference, { target, seq, point }, options));
     }
   }
   const failures = cases.filter((c) => c.differences.length > 0);
@@ -138,19 +138,92 @@ export async function crashMatrix<C extends object, K extends AsyncMethodOf<C>>(
   };
 }
 
-/** Runs the call to its end and returns the run id (a failed run's error is part of its observation). */
-async function runIdOf(
-  runtime: TestRuntime,
-  call: (r: TestRuntime) => Promise<{ runId: string }>,
-): Promise<string> {
+/** One case: crash at `at`, restart and resume by run id until the run ends, then compare. */
+async function crashCase(
+  start: () => Promise<{ runtime: TestRuntime; container: DependencyContainer }>,
+  call: MatrixCall,
+  reference: CrashObservation,
+  at: { target: string; seq: number; point: CrashPoint },
+  options: CrashMatrixOptions,
+): Promise<CrashCase> {
+  const started = await start();
+  let { runtime } = started;
+  const signals = new CrashSignals(options.signals ?? []);
   try {
-    return (await call(runtime)).runId;
-  } catch (error) {
-    if (error instanceof SimulatedCrash) throw error;
-    const failed = await runtime.list({ status: ['failed', 'needs_attention'], limit: 1 });
-    const run = failed.runs[0];
-    if (!run) throw error;
-    return run.runId;
+    runtime.crash[at.point](at.target, { seq: at.seq });
+    let runId: string | undefined;
+    let ended = false;
+    let unfinished = `did not finish after ${options.maxRestarts ?? 3} restarts`;
+    for (let restarts = 0; !ended && restarts <= (options.maxRestarts ?? 3); restarts++) {
+      const attempt = await driveRun(runtime, call, runId, signals);
+      runId = attempt.runId ?? runId;
+      if (attempt.kind === 'crashed') runtime = await runtime.restart();
+      else if (attempt.kind === 'ended') ended = true;
+      else {
+        unfinished = `waits for ${attempt.waitingFor} with no deadline and no signal left to send`;
+        break;
+      }
+    }
+    const observed =
+      ended && runId !== undefined
+        ? await observe(runtime, started.container, runId, options)
+        : { outcome: { ok: false as const, error: unfinished }, steps: [], effects: {} };
+    const differences = compareCrashObservations(reference, observed);
+    if (runtime.executions.all().length === 0) {
+      differences.push('executed no step: the run was already finished in its database');
+    }
+    if (runtime.crash.pending > 0) {
+      differences.push(`the crash never happened: no ${at.point} ${at.target} #${at.seq}`);
+    }
+    if (signals.unsent.length > 0) {
+      differences.push(`signal(s) never sent: ${signals.unsent.join(', ')}`);
+    }
+    return { ...at, ...observed, differences };
+  } finally {
+    await runtime.close();
+  }
+}
+
+function checkReference(
+  where: string,
+  reference: CrashObservation,
+  executedSteps: number,
+  unsent: string[],
+  expectError: string | RegExp | undefined,
+): void {
+  const { outcome } = reference;
+  if (unsent.length > 0) {
+    throw new ConfigurationError(
+      `${where}: the uninterrupted run ended without the signal(s) ${unsent.join(', ')} being ` +
+        'sent: it never waited while they were due',
+    );
+  }
+  if (!outcome.ok && expectError === undefined) {
+    throw new ConfigurationError(
+      `${where}: the uninterrupted run failed (${outcome.error}), so crashes compared with it ` +
+        'prove nothing. Send what it waits for (signals: [{ name, payload }]), or pass ' +
+        'expectError if failing is what it should do',
+    );
+  }
+  if (expectError !== undefined) {
+    const matches =
+      !outcome.ok &&
+      (typeof expectError === 'string'
+        ? outcome.error.includes(expectError)
+        : expectError.test(outcome.error));
+    if (!matches) {
+      throw new ConfigurationError(
+        `${where}: expected the uninterrupted run to fail with ${String(expectError)}, but it ` +
+          (outcome.ok
+            ? `returned ${JSON.stringify(outcome.value)}`
+            : `failed with ${outcome.error}`),
+      );
+    }
+  }
+  if (executedSteps === 0) {
+    throw new ConfigurationError(
+      `${where}: the uninterrupted run executed no step, so there is nothing to crash`,
+    );
   }
 }
 
@@ -167,45 +240,12 @@ async function observe(
   } catch (error) {
     outcome = { ok: false, error: `${(error as Error).name}: ${(error as Error).message}` };
   }
-  const history: StepRecord[] = await runtime.history(runId);
+  const history = await runtime.history(runId);
   return {
     outcome,
     steps: history.map((s) => ({ seq: s.seq, name: s.name, status: s.status })),
     effects: (await options.effects?.(container)) ?? {},
   };
-}
-
-function compare(
-  reference: CrashObservation,
-  observed: CrashObservation,
-  _options: CrashMatrixOptions,
-): string[] {
-  const differences: string[] = [];
-  if (!isDeepStrictEqual(reference.outcome, observed.outcome)) {
-    differences.push(
-      `result ${JSON.stringify(observed.outcome)} instead of ${JSON.stringify(reference.outcome)}`,
-    );
-  }
-  if (!isDeepStrictEqual(reference.steps, observed.steps)) {
-    differences.push(
-      `steps ${describeSteps(observed.steps)} instead of ${describeSteps(reference.steps)}`,
-    );
-  }
-  for (const key of new Set([
-    ...Object.keys(reference.effects),
-    ...Object.keys(observed.effects),
-  ])) {
-    if ((reference.effects[key] ?? 0) !== (observed.effects[key] ?? 0)) {
-      differences.push(
-        `effect "${key}" ${observed.effects[key] ?? 0}× instead of ${reference.effects[key] ?? 0}×`,
-      );
-    }
-  }
-  return differences;
-}
-
-function describeSteps(steps: CrashObservation['steps']): string {
-  return `[${steps.map((s) => `${s.seq}:${s.name}:${s.status}`).join(', ')}]`;
 }
 
 function dedupe<T>(items: T[]): T[] {

@@ -9,6 +9,7 @@ import type { Clock } from '../ground/Clock';
 import { CrashPlan } from './CrashPlan';
 import { FakeClock } from './FakeClock';
 import { ExecutionLog } from './ExecutionLog';
+import { isMemoryDatabase } from './isMemoryDatabase';
 import { TestRuntime, type TestFamily } from './TestRuntime';
 
 /** Options of {@link createTestRuntime}: runtime options with an in-memory default. */
@@ -39,7 +40,7 @@ export interface TestRuntimeOptions extends Omit<RuntimeOptions, 'database' | 'h
  */
 export async function createTestRuntime(options: TestRuntimeOptions = {}): Promise<TestRuntime> {
   const database = options.database ?? 'sqlite::memory:';
-  const sharedDataSource = isMemory(database) ? await openShared(database) : undefined;
+  const sharedDataSource = isMemoryDatabase(database) ? await openShared(database) : undefined;
   const clock =
     options.clock === 'fake'
       ? new FakeClock()
@@ -86,15 +87,6 @@ async function launch(family: TestFamily, options: RuntimeOptions): Promise<Test
   );
   family.latest = runtime;
   return runtime;
-}
-
-function isMemory(database: RuntimeOptions['database']): boolean {
-  if (typeof database === 'string') return database === 'sqlite::memory:';
-  return (
-    !(database instanceof DataSource) &&
-    database.type === 'better-sqlite3' &&
-    database.database === ':memory:'
-  );
 }
 
 async function openShared(database: RuntimeOptions['database']): Promise<DataSource> {

@@ -1,6 +1,9 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { injectable } from 'tsyringe';
-import { Idempotent, Step, Workflow, WorkflowContext } from 'waymark';
-import { crashMatrix } from 'waymark/testing';
+import { ConfigurationError, Idempotent, Step, Workflow, WorkflowContext } from 'waymark';
+import { crashMatrix, type CrashMatrixOptions } from 'waymark/testing';
 
 /** External effects, counted per kind; keyed effects are deduplicated like a real gateway would. */
 class Outbox {
@@ -83,5 +86,234 @@ describe('crashMatrix', () => {
       'afterEffect Onboarding.welcome #2: effect "mail:bob" 2× instead of 1×',
     );
     expect(() => expect(report).toSurviveEveryCrash()).toThrow(/1 of 6 crash cases differ/);
+  });
+});
+
+@injectable()
+class Procurement {
+  constructor(
+    private readonly outbox: Outbox,
+    private readonly ctx: WorkflowContext,
+  ) {}
+
+  @Workflow({ name: 'matrix-procurement', id: (order: string) => `po-${order}` })
+  async procure(order: string): Promise<string> {
+    await this.submit(order);
+    const approval = await this.ctx.waitForSignal<{ approved: boolean }>('approval', {
+      timeout: '7d',
+    });
+    return approval.approved ? this.place(order) : 'rejected';
+  }
+
+  @Step()
+  @Idempotent({ key: (order: string) => `submit-${order}` })
+  async submit(_order: string): Promise<void> {
+    this.outbox.send('submit', this.ctx.idempotencyKey);
+  }
+
+  @Step()
+  async place(order: string): Promise<string> {
+    this.outbox.send(`place:${order}`);
+    return `placed ${order}`;
+  }
+}
+
+@injectable()
+class PatientProcurement {
+  constructor(private readonly ctx: WorkflowContext) {}
+
+  /** Sleeps first, then waits without a deadline: the signal can be sent before the wait. */
+  @Workflow({ name: 'matrix-patient', id: (order: string) => `patient-${order}` })
+  async procure(order: string): Promise<string> {
+    await this.submit(order);
+    await this.ctx.sleep('1h');
+    const approval = await this.ctx.waitForSignal<{ by: string }>('approval');
+    return this.place(`${order} by ${approval.by}`);
+  }
+
+  @Step()
+  async submit(order: string): Promise<string> {
+    return order;
+  }
+
+  @Step()
+  async place(order: string): Promise<string> {
+    return `placed ${order}`;
+  }
+}
+
+/** The onboarding workflow without `@Workflow({ id })`: every call gets a new run id. */
+@injectable()
+class AnonymousOnboarding {
+  constructor(
+    private readonly outbox: Outbox,
+    private readonly ctx: WorkflowContext,
+  ) {}
+
+  @Workflow({ name: 'matrix-anonymous-onboarding' })
+  async onboard(user: string): Promise<string> {
+    const account = await this.createAccount(user);
+    await this.welcome(user);
+    return account;
+  }
+
+  @Step()
+  @Idempotent({ key: (user: string) => `account-${user}` })
+  async createAccount(user: string): Promise<string> {
+    this.outbox.send('account', this.ctx.idempotencyKey);
+    return `acct-${user}`;
+  }
+
+  @Step()
+  async welcome(user: string): Promise<void> {
+    this.outbox.send(`mail:${user}`, this.ctx.idempotencyKey);
+  }
+}
+
+/** A fresh Outbox per case, whose effects the matrix compares. */
+function countedOutbox(): Pick<CrashMatrixOptions, 'setup' | 'effects'> {
+  let outbox = new Outbox();
+  return {
+    setup: (container) => {
+      outbox = new Outbox();
+      container.registerInstance(Outbox, outbox);
+    },
+    effects: () => ({ ...outbox.effects }),
+  };
+}
+
+describe('crashMatrix with signals', () => {
+  it('a run whose wait times out is not a reference: the matrix rejects instead of passing', async () => {
+    const matrix = crashMatrix(Procurement, 'procure', ['1'], countedOutbox());
+    await expect(matrix).rejects.toThrow(ConfigurationError);
+    await expect(matrix).rejects.toThrow(
+      'crashMatrix(Procurement.procure): the uninterrupted run failed (SignalTimeoutError: ',
+    );
+    await expect(matrix).rejects.toThrow(
+      'Send what it waits for (signals: [{ name, payload }]), or pass expectError',
+    );
+  });
+
+  it('sends the signal when the run waits for it, and crashes the steps after the wait too', async () => {
+    const report = await crashMatrix(Procurement, 'procure', ['2'], {
+      ...countedOutbox(),
+      signals: [{ name: 'approval', payload: { approved: true } }],
+    });
+    expect(report.reference.outcome).toEqual({ ok: true, value: 'placed 2' });
+    expect(report.reference.steps.map((s) => s.name)).toEqual([
+      'submit',
+      'signal:approval',
+      'place',
+    ]);
+    expect(report.cases.map((c) => `${c.point} ${c.target}`)).toEqual([
+      'before Procurement.submit',
+      'afterEffect Procurement.submit',
+      'afterCommit Procurement.submit',
+      'before Procurement.place',
+      'afterEffect Procurement.place',
+      'afterCommit Procurement.place',
+    ]);
+    expect(
+      report.failures.map((c) => `${c.point} ${c.target}: ${c.differences.join('; ')}`),
+    ).toEqual(['afterEffect Procurement.place: effect "place:2" 2× instead of 1×']);
+  });
+
+  it('sends a signal `after` a step while the run waits for something else', async () => {
+    await expect(
+      crashMatrix(PatientProcurement, 'procure', ['3'], {
+        signals: [
+          { name: 'approval', payload: { by: 'dana' }, after: 'PatientProcurement.submit' },
+        ],
+      }),
+    ).resolves.toSurviveEveryCrash();
+  });
+
+  it('rejects when a signal was never sent', async () => {
+    await expect(
+      crashMatrix(PatientProcurement, 'procure', ['4'], {
+        signals: [
+          { name: 'approval', payload: { by: 'dana' } },
+          { name: 'escalation', after: 'PatientProcurement.never' },
+        ],
+      }),
+    ).rejects.toThrow('the uninterrupted run ended without the signal(s) escalation being sent');
+  });
+
+  it('rejects when the run waits with no deadline for a signal it was not given', async () => {
+    await expect(crashMatrix(PatientProcurement, 'procure', ['5'])).rejects.toThrow(
+      "the uninterrupted run waits for signal:approval with no deadline; send it: signals: [{ name: 'approval', payload }]",
+    );
+  });
+
+  it('compares with a failing reference when the test says the failure is expected', async () => {
+    const report = await crashMatrix(Procurement, 'procure', ['6'], {
+      ...countedOutbox(),
+      expectError: 'SignalTimeoutError',
+    });
+    expect(report.reference.outcome).toMatchObject({ ok: false });
+    expect(report).toSurviveEveryCrash();
+    await expect(
+      crashMatrix(Procurement, 'procure', ['7'], {
+        signals: [{ name: 'approval', payload: { approved: false } }],
+        expectError: /SignalTimeoutError/,
+      }),
+    ).rejects.toThrow(
+      'expected the uninterrupted run to fail with /SignalTimeoutError/, but it returned "rejected"',
+    );
+  });
+});
+
+describe('crashMatrix gives every case a run of its own', () => {
+  it('resumes by run id, so a workflow without @Workflow({ id }) is judged right', async () => {
+    await expect(
+      crashMatrix(AnonymousOnboarding, 'onboard', ['eve'], countedOutbox()),
+    ).resolves.toSurviveEveryCrash();
+  });
+
+  it('refuses a database every case would share', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'waymark-matrix-'));
+    try {
+      const file = `sqlite:${join(dir, 'shared.db')}`;
+      await expect(
+        crashMatrix(Onboarding, 'onboard', ['fay'], { runtime: { database: file } }),
+      ).rejects.toThrow(
+        `crashMatrix(Onboarding.onboard): runtime.database "${file}" would be shared by every crash case`,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('runs each case on the fresh database a function returns', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'waymark-matrix-'));
+    let made = 0;
+    try {
+      const report = await crashMatrix(AnonymousOnboarding, 'onboard', ['gus'], {
+        ...countedOutbox(),
+        runtime: { database: () => `sqlite:${join(dir, `case-${made++}.db`)}` },
+      });
+      expect(report).toSurviveEveryCrash();
+      expect(made).toBe(1 + report.cases.length);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('fails a case that executed nothing because its database already held the finished run', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'waymark-matrix-'));
+    try {
+      const file = `sqlite:${join(dir, 'reused.db')}`;
+      const report = await crashMatrix(Onboarding, 'onboard', ['hal'], {
+        runtime: { database: () => file }, // "fresh", but the same file every time
+      });
+      expect(report.cases.length).toBeGreaterThan(0);
+      expect(report.failures).toHaveLength(report.cases.length);
+      expect(report.failures[0]?.differences).toEqual([
+        'executed no step: the run was already finished in its database',
+        'the crash never happened: no before Onboarding.createAccount #0',
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

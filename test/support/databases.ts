@@ -17,11 +17,20 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-const MARIADB = { host: process.env.WAYMARK_MARIADB_HOST ?? '127.0.0.1', port: 3306, user: 'root' };
+/**
+ * Where the servers are: 127.0.0.1:3306 (MariaDB, root) and 127.0.0.1:5432 (PostgreSQL,
+ * postgres) unless WAYMARK_MARIADB_HOST/PORT/USER or WAYMARK_POSTGRES_HOST/PORT/USER say
+ * otherwise (scripts/ensure-databases.sh reads the same variables).
+ */
+const MARIADB = {
+  host: process.env.WAYMARK_MARIADB_HOST ?? '127.0.0.1',
+  port: Number(process.env.WAYMARK_MARIADB_PORT ?? 3306),
+  user: process.env.WAYMARK_MARIADB_USER ?? 'root',
+};
 const POSTGRES = {
   host: process.env.WAYMARK_POSTGRES_HOST ?? '127.0.0.1',
-  port: 5432,
-  user: 'postgres',
+  port: Number(process.env.WAYMARK_POSTGRES_PORT ?? 5432),
+  user: process.env.WAYMARK_POSTGRES_USER ?? 'postgres',
 };
 
 /**
