@@ -83,6 +83,26 @@ describe.each(ALL_BACKENDS)('statements per run on %s', (backend) => {
     expect(counter.writes).toHaveLength(1 + 1 + (N - 10) + 1);
   });
 
+  it('recover() of one run a dead process left costs 3 round trips: find, claim, history', async () => {
+    runtime.crash.afterCommit('Pipeline.stage', { seq: 4 });
+    await expect(rootContainer.resolve(Pipeline).process('recovered')).rejects.toThrow(
+      SimulatedCrash,
+    );
+    runtime = await runtime.restart();
+    counter.reset();
+    const handles = await runtime.recover();
+    expect(handles.map((h) => h.runId)).toEqual(['pipeline-recovered']);
+    await expect(handles[0].result()).resolves.toBe((N * (N - 1)) / 2);
+    const firstStep = counter.statements.findIndex((s) => /INTO waymark_steps/.test(s));
+    const beforeSteps = counter.statements.slice(0, firstStep);
+    expect(beforeSteps.map((s) => s.split(' ')[0].toUpperCase())).toEqual([
+      'SELECT',
+      'UPDATE',
+      'SELECT',
+    ]);
+    expect(beforeSteps[2]).toMatch(/FROM waymark_steps/);
+  });
+
   it('a plain step costs one write and an at-most-once step two (its intent marker first)', async () => {
     counter.reset();
     await expect(rootContainer.resolve(Notifier).notify('n1')).resolves.toBe('sent n1');
