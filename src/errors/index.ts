@@ -22,3 +22,4 @@ export * from './UnknownOutcomeError';
 export * from './IdempotencyConflictError';
 export * from './RunFinishedError';
 export * from './SignalTimeoutError';
+export * from './NoWritableHostError';

@@ -1,5 +1,7 @@
 import type { DataSourceOptions } from 'typeorm';
 import { ConfigurationError } from '../errors/ConfigurationError';
+import { parseHostList } from './failover/HostList';
+import { withFailover } from './failover/withFailover';
 
 const FORMS =
   "'sqlite:./waymark.db', 'sqlite::memory:', 'mysql://user:pass@host:3306/db' " +
@@ -18,18 +20,22 @@ export function dataSourceOptionsFromUrl(url: string): DataSourceOptions {
     throw new ConfigurationError(`database URL is empty; expected one of ${FORMS}`);
   }
   if (url.startsWith('sqlite:')) return sqliteOptions(url);
+  const hostList = parseHostList(url);
+  const hosts = (options: DataSourceOptions): DataSourceOptions =>
+    hostList ? withFailover(options, hostList) : options;
   let parsed: URL;
   try {
-    parsed = new URL(url);
+    parsed = new URL(hostList?.url ?? url);
   } catch (cause) {
     throw new ConfigurationError(`database URL "${redact(url)}" is malformed; expected ${FORMS}`, {
       cause,
     });
   }
   const scheme = parsed.protocol.replace(/:$/, '');
-  if (scheme === 'mysql' || scheme === 'mariadb') return serverOptions(parsed, 'mysql', 3306);
+  if (scheme === 'mysql' || scheme === 'mariadb')
+    return hosts(serverOptions(parsed, 'mysql', 3306));
   if (scheme === 'postgres' || scheme === 'postgresql')
-    return serverOptions(parsed, 'postgres', 5432);
+    return hosts(serverOptions(parsed, 'postgres', 5432));
   throw new ConfigurationError(
     `database URL "${redact(url)}" has unsupported scheme "${scheme}:"; expected ${FORMS}`,
   );
