@@ -43,12 +43,15 @@ export function countFleet(evidence: FleetEvidence): FleetCounts {
     const plan = evidence.plans.get(runId)!;
     const labels = labelHistory(history);
     labelsBySeq.set(runId, labels);
-    history.forEach((record, index) => {
-      if (record.seq !== index)
-        lostSteps.push(`${runId} #${index} (history jumps to #${record.seq})`);
+    const seqs = new Set(history.map((r) => r.seq));
+    const last = Math.max(-1, ...seqs);
+    for (let seq = 0; seq < last; seq++) {
+      if (!seqs.has(seq)) lostSteps.push(`${runId} #${seq} is missing (the history has #${last})`);
+    }
+    for (const record of history) {
       if (record.status !== 'completed')
         lostSteps.push(`${runId} #${record.seq} is ${record.status}`);
-    });
+    }
     const recorded = [...labels.values()];
     for (const step of plannedSteps(plan)) {
       if (!recorded.includes(step)) lostSteps.push(`${runId} ${step} has no checkpoint`);
