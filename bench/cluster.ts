@@ -277,7 +277,7 @@ class PgFailover {
     this.promote.push(promotedAt - killAt);
     this.firstCommit.push(firstCommitAfter(evidence, killAt) - killAt);
     this.lostPerRound.push(counts.lostAcknowledged.length);
-    this.holesPerRound.push(counts.lostSteps.length);
+    this.holesPerRound.push(counts.missingSteps);
     this.unfinishedPerRound.push(evidence.unfinished.length);
     this.reRuns += counts.reRuns.length;
     this.inFlight += counts.inFlightAtKill;

@@ -54,11 +54,6 @@ export class FailoverMysqlPool {
     readonly hosts: readonly HostAddress[],
   ) {}
 
-  /** The host connections are drawn from now. */
-  get currentHost(): HostAddress {
-    return this.hosts[this.current];
-  }
-
   /** As mysql2's `pool.getConnection`: a connection from the first host that gives one. */
   getConnection(callback: Callback<PooledConnection>): void {
     this.connect().then(

@@ -16,8 +16,10 @@ export interface ReRun {
 export interface FleetCounts {
   runs: number;
   completed: number;
-  /** Steps missing from a completed run's history (a gap, or fewer stages than planned). */
+  /** What is missing from completed runs' histories (a gap, or fewer stages than planned). */
   lostSteps: string[];
+  /** Step records missing from completed runs' histories, counted once each. */
+  missingSteps: number;
   /** Checkpoints a worker saw commit that the database no longer has. */
   lostAcknowledged: string[];
   /** Step bodies executed more than once. */
@@ -37,6 +39,7 @@ export function plannedSteps(plan: OrderPlan): string[] {
 /** Judges what a fleet run left: lost steps, re-runs and why, against the kill's moment. */
 export function countFleet(evidence: FleetEvidence): FleetCounts {
   const lostSteps: string[] = [];
+  let missingSteps = 0;
   const lostAcknowledged: string[] = [];
   const labelsBySeq = new Map<string, Map<number, string>>();
   for (const [runId, history] of evidence.histories) {
@@ -52,6 +55,8 @@ export function countFleet(evidence: FleetEvidence): FleetCounts {
       if (record.status !== 'completed')
         lostSteps.push(`${runId} #${record.seq} is ${record.status}`);
     }
+    const waits = (plan.sleep === undefined ? 0 : 1) + (plan.approval ? 1 : 0);
+    missingSteps += Math.max(0, plannedSteps(plan).length + waits - history.length);
     const recorded = [...labels.values()];
     for (const step of plannedSteps(plan)) {
       if (!recorded.includes(step)) lostSteps.push(`${runId} ${step} has no checkpoint`);
@@ -101,6 +106,7 @@ export function countFleet(evidence: FleetEvidence): FleetCounts {
     runs: evidence.runIds.length,
     completed: evidence.results.size,
     lostSteps,
+    missingSteps,
     lostAcknowledged,
     reRuns,
     bodies: evidence.ledger.length,
