@@ -13,6 +13,8 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test', '<rootDir>/examples'],
   testMatch: ['**/*.test.ts'],
+  // The replicated-database suites start clusters of their own: `npm run test:cluster`.
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/cluster/'],
   transform: { '^.+\\.ts$': ['@swc/jest', swc] },
   moduleNameMapper: {
     '^waymark$': '<rootDir>/src/index.ts',

@@ -25,3 +25,4 @@ export * from './RunFinishedError';
 export * from './SignalTimeoutError';
 export * from './MigrationLockTimeoutError';
 export * from './httpStatusOfError';
+export * from './NoWritableHostError';

@@ -1,5 +1,7 @@
 import type { DataSourceOptions } from 'typeorm';
 import { ConfigurationError } from '../errors/ConfigurationError';
+import { parseHostList } from './failover/HostList';
+import { withFailover } from './failover/withFailover';
 import { maskUnparsed } from './ServerUrl';
 import { serverUrlOptions, shownServerUrl, type ServerUrlOptions } from './serverUrlOptions';
 import { sqliteUrlOptions } from './sqliteUrlOptions';
@@ -39,7 +41,13 @@ export function parseDatabaseUrl(url: string): ParsedDatabaseUrl {
     );
   }
   const type = serverType(url);
-  if (type !== undefined) return serverUrlOptions(url, type);
+  if (type !== undefined) {
+    // Several hosts (libpq's form): the first one's URL carries credentials and parameters.
+    const hosts = parseHostList(url);
+    const parsed = serverUrlOptions(hosts?.url ?? url, type);
+    if (!hosts) return parsed;
+    return { ...parsed, options: withFailover(parsed.options, hosts), shown: redact(url) };
+  }
   throw new ConfigurationError(
     `database URL "${maskUnparsed(url)}" has unsupported scheme "${scheme}:"; expected ${FORMS}`,
   );

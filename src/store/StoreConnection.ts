@@ -1,5 +1,6 @@
 import type { DataSource, EntityManager, QueryResult, QueryRunner } from 'typeorm';
 import { StoreUnavailableError } from '../errors/StoreUnavailableError';
+import { isNoWritableHostError } from '../errors/NoWritableHostError';
 import { WaymarkError } from '../errors/WaymarkError';
 import type { Lifecycle } from '../ground/Lifecycle';
 import { dialectOf, isDuplicateKey, type DialectName } from './Dialect';
@@ -160,10 +161,12 @@ export class StoreConnection {
 
   /**
    * Driver errors become `StoreUnavailableError` naming the operation; duplicates (which
-   * callers handle) and waymark's own errors (a lost lease found in a transaction) stay.
+   * callers handle) and waymark's own errors (a lost lease found in a transaction) stay,
+   * except a host list's "no host accepts writes", which is an outage like any other.
    */
   private wrap(operation: string, error: unknown): unknown {
-    if (isDuplicateKey(error) || error instanceof WaymarkError) return error;
+    if (isDuplicateKey(error) || (error instanceof WaymarkError && !isNoWritableHostError(error)))
+      return error;
     return new StoreUnavailableError(operation, error);
   }
 

@@ -27,7 +27,7 @@ const DIALECTS = {
   },
   postgres: {
     port: 5432,
-    parameters: [...POSTGRES_TLS_PARAMETERS, 'poolSize', 'target_session_attrs'],
+    parameters: [...POSTGRES_TLS_PARAMETERS, 'poolSize'],
     spellings: [],
     readTls: postgresTlsRequest,
     extra: {},
@@ -37,7 +37,8 @@ const DIALECTS = {
 /**
  * Options for a `mysql://` (or `mariadb://`) or `postgres://` (or `postgresql://`) URL.
  * Parameters: the TLS ones (see {@link postgresTlsRequest}, {@link mysqlTlsRequest}) and
- * `poolSize`; on PostgreSQL also `target_session_attrs=any`. Any other is refused by name.
+ * `poolSize` (a host list's `target_session_attrs` is read by `parseHostList`). Any other is
+ * refused by name.
  */
 export function serverUrlOptions(text: string, type: 'mysql' | 'postgres'): ServerUrlOptions {
   const dialect = DIALECTS[type];
@@ -45,7 +46,7 @@ export function serverUrlOptions(text: string, type: 'mysql' | 'postgres'): Serv
   const shown = describeServerUrl(url, shownParameters(type));
   if (url.hosts.length > 1) {
     throw new ConfigurationError(
-      `database URL "${shown}" lists ${url.hosts.length} hosts; this version of waymark connects to one`,
+      `database URL "${shown}" lists ${url.hosts.length} hosts; read through parseHostList, which connects to each in turn`,
     );
   }
   const params = new UrlParameters(url.parameters, shown);
@@ -59,7 +60,6 @@ export function serverUrlOptions(text: string, type: 'mysql' | 'postgres'): Serv
       'a whole number of connections from 1 to 9999',
     );
   }
-  if (type === 'postgres') assertAnySession(params, shown);
   params.assertAllRead(dialect.parameters);
 
   const [{ host, port }] = url.hosts;
@@ -88,13 +88,4 @@ export function shownServerUrl(text: string, type: 'mysql' | 'postgres'): string
 /** Parameters whose values are shown in messages: the known ones, none of them secret. */
 function shownParameters(type: 'mysql' | 'postgres'): ReadonlySet<string> {
   return new Set([...DIALECTS[type].parameters, ...DIALECTS[type].spellings]);
-}
-
-/** libpq's `target_session_attrs` only matters with several hosts; `any` is its default. */
-function assertAnySession(params: UrlParameters, shown: string): void {
-  const attrs = params.take('target_session_attrs');
-  if (attrs === undefined || attrs.value === 'any') return;
-  throw new ConfigurationError(
-    `database URL "${shown}" has target_session_attrs=${attrs.value}; this version of waymark connects to one host, so only target_session_attrs=any is accepted`,
-  );
 }

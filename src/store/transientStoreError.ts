@@ -11,9 +11,13 @@ const CODES = new Set([
   'ER_SERVER_SHUTDOWN',
   'ER_CONNECTION_KILLED',
   'ER_ACCOUNT_HAS_BEEN_LOCKED',
-  // MySQL: the statement was rolled back and may simply be run again.
+  // MySQL: the statement was rolled back and may simply be run again. On Galera, 1213 is
+  // also how a transaction that lost certification to another node's write ends, at COMMIT
+  // or when the other node's write set aborted it here.
   'ER_LOCK_DEADLOCK',
   'ER_LOCK_WAIT_TIMEOUT',
+  // None of a URL's hosts took a connection (or accepted writes) just now: a failover.
+  'NO_WRITABLE_HOST',
   // PostgreSQL: connection exceptions, operator intervention, serialization failures.
   '08000',
   '08003',
@@ -29,11 +33,27 @@ const CODES = new Set([
   'SQLITE_LOCKED',
 ]);
 
+const ERRNOS = new Set([
+  // MariaDB: the connection was killed; the client lost the server.
+  1927, 2006, 2013,
+  // Galera: the node is not (yet, or no longer) part of the cluster's primary component:
+  // "WSREP has not yet prepared node for application use". Another node, or this one once
+  // it rejoined, takes the statement.
+  1047,
+  // Galera: "Got error … during COMMIT" when replicating the write set failed (the node
+  // lost the cluster mid-commit); the transaction was rolled back.
+  1180,
+  // The server is shutting down.
+  1053,
+]);
+
 const MESSAGES = [
   /connection terminated/i,
   /connection is not open/i,
   /server has gone away/i,
   /lost connection/i,
+  /WSREP has not yet prepared node/i,
+  /WSREP detected deadlock\/conflict/i,
   /not currently accepting connections/i,
 ];
 
@@ -52,7 +72,7 @@ export function isTransientStoreError(error: unknown): boolean {
       cause?: unknown;
     };
     if (typeof record.code === 'string' && CODES.has(record.code)) return true;
-    if (record.errno === 1927 || record.errno === 2006 || record.errno === 2013) return true;
+    if (typeof record.errno === 'number' && ERRNOS.has(record.errno)) return true;
     if (
       typeof record.message === 'string' &&
       MESSAGES.some((m) => m.test(record.message as string))

@@ -29,6 +29,31 @@ describe('which database errors a retry can outlast', () => {
     ['SQLite busy snapshot', { code: 'SQLITE_BUSY_SNAPSHOT' }],
     ['a reset socket', { code: 'ECONNRESET' }],
     ['a refused connection', { code: 'ECONNREFUSED' }],
+    [
+      'a Galera write set that lost certification to another node',
+      {
+        code: 'ER_LOCK_DEADLOCK',
+        errno: 1213,
+        message: 'Deadlock found when trying to get lock; try restarting transaction',
+      },
+    ],
+    [
+      'a Galera node outside the primary component',
+      {
+        code: 'ER_UNKNOWN_COM_ERROR',
+        errno: 1047,
+        message: 'WSREP has not yet prepared node for application use',
+      },
+    ],
+    [
+      'a Galera commit whose replication failed',
+      { code: 'ER_ERROR_DURING_COMMIT', errno: 1180, message: 'Got error 6 during COMMIT' },
+    ],
+    ['a MariaDB server shutting down', { code: 'ER_SERVER_SHUTDOWN', errno: 1053 }],
+    [
+      'no listed host accepting writes (a failover in progress)',
+      { code: 'NO_WRITABLE_HOST', message: 'no listed database host accepts writes; tried …' },
+    ],
   ])('%s is transient', (_, fields) => {
     expect(isTransientStoreError(driverError(fields))).toBe(true);
   });
@@ -39,6 +64,10 @@ describe('which database errors a retry can outlast', () => {
     ['a syntax error', { code: 'ER_PARSE_ERROR' }],
     ['a value too long', { code: '22001' }],
     ['a SQLite constraint', { code: 'SQLITE_CONSTRAINT_PRIMARYKEY' }],
+    [
+      'a statement Galera cannot replicate',
+      { code: 'ER_GALERA_REPLICATION_NOT_SUPPORTED', errno: 4039 },
+    ],
   ])('%s is not', (_, fields) => {
     expect(isTransientStoreError(driverError(fields))).toBe(false);
   });

@@ -1,0 +1,83 @@
+import { NoWritableHostError } from '../../errors/NoWritableHostError';
+import { formatHost, type HostAddress, type TargetSessionAttrs } from './HostList';
+import {
+  readOnlyAnswer,
+  WritableHostFinder,
+  type PgClient,
+  type PgClientClass,
+} from './WritableHostFinder';
+
+type ConnectCallback = (error: Error | null, client?: PgClient) => void;
+
+/**
+ * A node-postgres `Client` class for a host list, given to the pool TypeORM creates (as its
+ * `Client` option): each new connection goes to the host a {@link WritableHostFinder} picks,
+ * and with `read-write` checks that the session really accepts writes before the pool hands
+ * it out. A connection that fails, or lands on a standby, makes the finder look again, so
+ * after a failover the pool's next connections go to the promoted standby. node-postgres
+ * itself connects to one host only.
+ */
+export function failoverPgClient(
+  Client: PgClientClass,
+  hosts: readonly HostAddress[],
+  attrs: TargetSessionAttrs,
+): PgClientClass {
+  const finder = new WritableHostFinder(Client, hosts, attrs);
+  // Typed loosely: the subclass overrides both overloads of node-postgres's connect().
+  const Base = Client as unknown as new (config: Record<string, unknown>) => Omit<
+    PgClient,
+    'connect'
+  > & {
+    connect(callback?: ConnectCallback): Promise<unknown> | undefined;
+    connectionParameters?: { host: string; port: number };
+  };
+
+  return class FailoverClient extends Base {
+    constructor(private readonly waymarkConfig: Record<string, unknown>) {
+      super(waymarkConfig);
+    }
+
+    // Both forms of node-postgres's connect(): with a callback (the pool) or a promise.
+    connect(callback?: ConnectCallback): Promise<PgClient> | undefined {
+      const connected = this.connectToTarget().then(() => this as unknown as PgClient);
+      if (!callback) return connected;
+      connected.then(
+        (client) => callback(null, client),
+        (error: Error) => callback(error),
+      );
+      return undefined;
+    }
+
+    private async connectToTarget(): Promise<void> {
+      const target = await finder.target(this.waymarkConfig);
+      this.host = target.host;
+      this.port = target.port;
+      if (this.connectionParameters) {
+        this.connectionParameters.host = target.host;
+        this.connectionParameters.port = target.port;
+      }
+      try {
+        await super.connect();
+      } catch (error) {
+        finder.forget(target);
+        throw error;
+      }
+      const answer = attrs === 'read-write' ? await this.readOnly(target) : undefined;
+      if (answer === undefined) return;
+      await this.end().catch(() => undefined);
+      throw new NoWritableHostError([{ host: formatHost(target), answer }]);
+    }
+
+    private async readOnly(target: HostAddress): Promise<string | undefined> {
+      try {
+        const answer = await readOnlyAnswer(this as unknown as PgClient);
+        if (answer !== undefined) finder.forget(target);
+        return answer;
+      } catch (error) {
+        finder.forget(target);
+        await this.end().catch(() => undefined);
+        throw error;
+      }
+    }
+  } as unknown as PgClientClass;
+}

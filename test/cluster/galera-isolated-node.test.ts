@@ -1,0 +1,97 @@
+import { EffectLedger } from 'waymark/testing';
+import { createTestDatabase, type TestDatabase } from '../support/databases';
+import type { OrderPlan } from './fixtures/ClusterOrder';
+import {
+  cluster,
+  createGaleraDatabase,
+  GALERA_PORTS,
+  galeraUrl,
+  mysqlAdmin,
+} from './support/clusterScript';
+import { countFleet, type FleetCounts } from './support/FleetChecks';
+import { firstCommitAfter, reportFigures } from './support/figures';
+import { runFleet, stopFleet, type FleetEvidence } from './support/FleetRun';
+
+const RUNS = 100;
+const PLAN: OrderPlan = { stages: 4, stageMs: 5 };
+const ISOLATED_NODE = 3;
+const WORKER_NODES = [
+  [1, 2, 3],
+  [2, 3, 1],
+  [3, 1, 2],
+];
+
+/** Cuts node 3 off from the others (Galera's own switch): it stays up, outside the quorum. */
+function isolate(on: boolean): Promise<void> {
+  return mysqlAdmin(
+    GALERA_PORTS[ISOLATED_NODE],
+    `SET GLOBAL wsrep_provider_options = 'gmcast.isolate=${on ? 1 : 0}'`,
+  );
+}
+
+describe(`Galera node ${ISOLATED_NODE} cut off from the cluster while 3 worker processes run ${RUNS} runs`, () => {
+  let database: { name: string; drop(): Promise<void> };
+  let effectsDb: TestDatabase;
+  let effects: EffectLedger;
+  let evidence: FleetEvidence | undefined;
+  let counts: FleetCounts;
+
+  beforeAll(async () => {
+    await cluster('galera', 'up');
+    database = await createGaleraDatabase();
+    effectsDb = await createTestDatabase('mariadb');
+    effects = await EffectLedger.open(effectsDb.url);
+    evidence = await runFleet({
+      workerUrls: WORKER_NODES.map((order) => galeraUrl(database.name, order)),
+      producerUrl: galeraUrl(database.name, [1, 2, 3]),
+      effectsUrl: effectsDb.url,
+      runs: RUNS,
+      plan: () => PLAN,
+      workerOptions: { concurrency: 8, pollInterval: '50ms', leaseDuration: '10s' },
+      disruption: {
+        when: (committed) => committed >= RUNS,
+        strike: async () => {
+          await isolate(true);
+          return Date.now();
+        },
+      },
+      deadlineMs: 120_000,
+    });
+    counts = countFleet(evidence);
+  });
+
+  afterAll(async () => {
+    if (evidence) await stopFleet(evidence.workers);
+    await effects?.close();
+    await effectsDb?.drop();
+    await isolate(false).catch(() => undefined);
+    // Until node 3 is back in the cluster and synced, for the suites after this one.
+    await cluster('galera', 'up');
+    await database?.drop();
+  });
+
+  it('every run completes, with no step lost and no keyed effect doubled', async () => {
+    expect(evidence!.unfinished).toEqual([]);
+    expect(counts.lostSteps).toEqual([]);
+    expect(counts.lostAcknowledged).toEqual([]);
+    expect(await effects.duplicates()).toEqual([]);
+    expect(counts.reRuns.filter((r) => !r.inFlightAtKill)).toEqual([]);
+  });
+
+  it('the worker on the cut-off node, which answers every statement with WSREP not ready (1047), moves to the next node and goes on', async () => {
+    const { workers, killAt } = evidence!;
+    const stranded = workers[WORKER_NODES.findIndex((order) => order[0] === ISOLATED_NODE)];
+    expect(stranded.events('ready')[0].fields[1]).toBe('127.0.0.1:3313');
+    expect(await stranded.server()).toBe('127.0.0.1:3311');
+    const moved = firstCommitAfter(evidence!, killAt!, workers.indexOf(stranded));
+    expect(moved).toBeLessThan(Infinity);
+    reportFigures('Galera node cut off (non-primary)', {
+      runs: RUNS,
+      completed: counts.completed,
+      lostSteps: counts.lostSteps.length,
+      reRun: counts.reRuns.length,
+      firstCommitAnyWorkerMs: firstCommitAfter(evidence!, killAt!) - killAt!,
+      firstCommitStrandedMs: moved - killAt!,
+    });
+  });
+});
