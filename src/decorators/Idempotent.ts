@@ -1,6 +1,5 @@
 import { decoratedMethod } from './decoratedMethod';
 import { recordPolicy, type IdempotentMetadata } from './metadata';
-import { IdempotentOptionsSchema } from './validation/IdempotentOptionsSchema';
 import { validateOptions } from './validation/validateOptions';
 
 /** Options of {@link Idempotent}. */
@@ -36,7 +35,7 @@ export function Idempotent<A extends any[]>(options?: IdempotentOptions<A>) {
     descriptor: TypedPropertyDescriptor<M>,
   ): void {
     const method = decoratedMethod('@Idempotent', target, propertyKey, descriptor);
-    const opts = validateOptions(IdempotentOptionsSchema, options, method.where);
+    const opts = validateOptions('idempotent', options, method.where);
     const metadata: IdempotentMetadata = { key: opts.key, scope: opts.scope ?? 'run' };
     recordPolicy(method.declaringClass, method.methodName, method.original, 'idempotent', metadata);
   };

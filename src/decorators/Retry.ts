@@ -1,7 +1,6 @@
 import { resolveRetryPolicy, type RetryOptions } from '../policies/RetryPolicy';
 import { decoratedMethod } from './decoratedMethod';
 import { recordPolicy } from './metadata';
-import { RetryOptionsSchema } from './validation/RetryOptionsSchema';
 import { validateOptions } from './validation/validateOptions';
 
 /**
@@ -23,7 +22,7 @@ export function Retry(options: RetryOptions = {}) {
     descriptor: TypedPropertyDescriptor<M>,
   ): void {
     const method = decoratedMethod('@Retry', target, propertyKey, descriptor);
-    const opts = validateOptions(RetryOptionsSchema, options, method.where);
+    const opts = validateOptions('retry', options, method.where);
     const policy = resolveRetryPolicy(opts, method.where);
     recordPolicy(method.declaringClass, method.methodName, method.original, 'retry', policy);
   };

@@ -4,7 +4,6 @@ import { decoratedMethod } from './decoratedMethod';
 import type { StorableResult } from './Storable';
 import { readMethodPolicies, recordPolicy, type StepMetadata } from './metadata';
 import { routeToInterceptor } from './routeToInterceptor';
-import { StepOptionsSchema } from './validation/StepOptionsSchema';
 import { validateOptions } from './validation/validateOptions';
 
 /** Options of {@link Step}. */
@@ -41,7 +40,7 @@ export function Step(options?: StepOptions) {
     descriptor: TypedPropertyDescriptor<M> & StorableResult<M>,
   ): void {
     const method = decoratedMethod('@Step', target, propertyKey, descriptor);
-    const opts = validateOptions(StepOptionsSchema, options, method.where);
+    const opts = validateOptions('step', options, method.where);
     const existing = readMethodPolicies(method.declaringClass, method.methodName);
     if (existing?.step) {
       throw new ConfigurationError(`${method.where}: @Step is applied twice`);

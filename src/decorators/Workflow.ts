@@ -3,7 +3,6 @@ import { decoratedMethod } from './decoratedMethod';
 import type { StorableResult } from './Storable';
 import { readMethodPolicies, recordPolicy, type WorkflowMetadata } from './metadata';
 import { routeToInterceptor } from './routeToInterceptor';
-import { WorkflowOptionsSchema } from './validation/WorkflowOptionsSchema';
 import { validateOptions } from './validation/validateOptions';
 import { registerWorkflowName } from './WorkflowRegistry';
 
@@ -41,7 +40,7 @@ export function Workflow<A extends any[]>(options?: WorkflowOptions<A>) {
     descriptor: TypedPropertyDescriptor<M> & StorableResult<M>,
   ): void {
     const method = decoratedMethod('@Workflow', target, propertyKey, descriptor);
-    const opts = validateOptions(WorkflowOptionsSchema, options, method.where);
+    const opts = validateOptions('workflow', options, method.where);
     if (readMethodPolicies(method.declaringClass, method.methodName)?.step) {
       throw new ConfigurationError(`${method.where}: a method cannot be both @Workflow and @Step`);
     }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { container as rootContainer } from 'tsyringe';
-import { DataSource } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import { Codec } from '../codec/Codec';
 import { readClassPolicies, readDecoratedClasses, type AnyClass } from '../decorators/metadata';
 import { validateClassPolicies } from '../decorators/validateClassPolicies';
@@ -12,6 +12,7 @@ import { guardPostgresPool } from '../store/guardPostgresPool';
 import { Leases } from '../store/Leases';
 import { Migrator } from '../store/Migrator';
 import { openDataSource } from '../store/openDataSource';
+import { isDataSource } from '../store/typeormModule';
 import { RunControl } from '../store/RunControl';
 import { RunQueries } from '../store/RunQueries';
 import { RunStore } from '../store/RunStore';
@@ -71,7 +72,7 @@ export async function createRuntime<R extends WaymarkRuntime = WaymarkRuntime>(
   const settings = resolveSettings(options);
   for (const Class of readDecoratedClasses()) {
     validateClassPolicies(Class);
-    if (!(options.database instanceof DataSource)) assertNoTransactionalSteps(Class);
+    if (!isDataSource(options.database)) assertNoTransactionalSteps(Class);
   }
   const opened = await openDataSource(options.database);
   try {
@@ -134,7 +135,7 @@ function assemble(
     self,
     durableDelayMs: settings.durableDelayMs,
     idempotencyWaitMs: settings.idempotencyWaitMs,
-    sharesApplicationDataSource: options.database instanceof DataSource,
+    sharesApplicationDataSource: isDataSource(options.database),
     startChild: (call, opts) => runs.startAndAwait(call, opts),
   });
   const execution = new RunExecution({

@@ -1,4 +1,5 @@
-import { Table, type DataSource, type MigrationInterface, type QueryRunner } from 'typeorm';
+import type { DataSource, MigrationInterface, QueryRunner } from 'typeorm';
+import { typeorm } from './typeormModule';
 import { dialectOf, type DialectName } from './Dialect';
 import { acquireMigrationLock } from './MigrationLock';
 import { columnTypes } from './migrations/columnTypes';
@@ -93,7 +94,7 @@ export class Migrator {
   private async ensureTable(runner: QueryRunner): Promise<void> {
     const c = columnTypes(runner);
     await runner.createTable(
-      new Table({
+      new (typeorm().Table)({
         name: TABLE,
         columns: [{ ...c.id('name'), isPrimary: true }, c.millis('applied_at')],
       }),

@@ -1,10 +1,11 @@
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { DataSource, type DataSourceOptions } from 'typeorm';
+import type { DataSource, DataSourceOptions } from 'typeorm';
 import { ConfigurationError } from '../errors/ConfigurationError';
 import { StoreUnavailableError } from '../errors/StoreUnavailableError';
 import { parseDatabaseUrl } from './DatabaseUrl';
 import { dialectOf } from './Dialect';
+import { isDataSource, typeorm } from './typeormModule';
 
 /** An initialized DataSource, and whether waymark created it (and so must close it). */
 export interface OpenedDataSource {
@@ -21,7 +22,7 @@ export interface OpenedDataSource {
 export async function openDataSource(
   database: string | DataSourceOptions | DataSource,
 ): Promise<OpenedDataSource> {
-  if (database instanceof DataSource) {
+  if (isDataSource(database)) {
     dialectOf(database);
     if (!database.isInitialized) await initialize(database, describe(database.options));
     return { dataSource: database, owned: false };
@@ -45,7 +46,7 @@ export async function openDataSource(
 }
 
 async function open(options: DataSourceOptions, what: string): Promise<DataSource> {
-  const dataSource = new DataSource(withDefaults(options));
+  const dataSource = new (typeorm().DataSource)(withDefaults(options));
   dialectOf(dataSource);
   await initialize(dataSource, what);
   return dataSource;

@@ -1,26 +1,38 @@
-import { validateSync, type ValidationError } from 'class-validator';
+import type { ValidationError } from 'class-validator';
 import { ConfigurationError } from '../../errors/ConfigurationError';
+import type * as Schemas from './optionSchemas';
+
+type SchemaName = keyof typeof Schemas.optionSchemas;
+type OptionsOf<K extends SchemaName> = InstanceType<(typeof Schemas.optionSchemas)[K]>;
+
+let schemas: typeof Schemas | undefined;
 
 /**
- * Checks a decorator's options against a class-validator schema and returns them typed.
+ * The schemas and class-validator, loaded when a decorator first has options to check, so
+ * `require('waymark')` stays light (class-validator costs a few hundred ms to load).
+ */
+function loadSchemas(): typeof Schemas {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- deferred on purpose
+  return (schemas ??= require('./optionSchemas') as typeof Schemas);
+}
+
+/**
+ * Checks a decorator's options against its class-validator schema and returns them typed.
  * Unknown keys are errors too: a typo like `timout` must not be silently ignored.
  */
-export function validateOptions<T extends object>(
-  Schema: new () => T,
+export function validateOptions<K extends SchemaName>(
+  schema: K,
   options: unknown,
   where: string,
-): T {
-  if (options === undefined) return new Schema();
+): OptionsOf<K> {
+  if (options === undefined) return {} as OptionsOf<K>;
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw new ConfigurationError(`${where}: options must be an object, got ${describe(options)}`);
   }
+  const { optionSchemas, schemaErrors } = loadSchemas();
+  const Schema = optionSchemas[schema] as new () => OptionsOf<K>;
   const candidate = Object.assign(new Schema(), options);
-  const errors = validateSync(candidate, {
-    whitelist: true,
-    forbidNonWhitelisted: true,
-    forbidUnknownValues: true,
-    validationError: { target: false, value: true },
-  });
+  const errors = schemaErrors(candidate);
   if (errors.length > 0) {
     throw new ConfigurationError(`${where}: ${errors.flatMap((e) => explain(e, '')).join('; ')}`);
   }

@@ -1,4 +1,5 @@
-import { Table, TableIndex, type MigrationInterface, type QueryRunner } from 'typeorm';
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { typeorm } from '../typeormModule';
 import { columnTypes } from './columnTypes';
 
 /** Runs and their step history: the tables every other feature builds on. */
@@ -10,7 +11,7 @@ export class M0001CreateRunsAndSteps implements MigrationInterface {
   async up(queryRunner: QueryRunner): Promise<void> {
     const c = columnTypes(queryRunner);
     await queryRunner.createTable(
-      new Table({
+      new (typeorm().Table)({
         name: 'waymark_runs',
         columns: [
           { ...c.id('id'), isPrimary: true },
@@ -29,18 +30,21 @@ export class M0001CreateRunsAndSteps implements MigrationInterface {
           c.millis('updated_at'),
         ],
         indices: [
-          new TableIndex({ name: 'waymark_runs_status_wake', columnNames: ['status', 'wake_at'] }),
-          new TableIndex({
+          new (typeorm().TableIndex)({
+            name: 'waymark_runs_status_wake',
+            columnNames: ['status', 'wake_at'],
+          }),
+          new (typeorm().TableIndex)({
             name: 'waymark_runs_workflow',
             columnNames: ['workflow', 'created_at'],
           }),
-          new TableIndex({ name: 'waymark_runs_created', columnNames: ['created_at'] }),
+          new (typeorm().TableIndex)({ name: 'waymark_runs_created', columnNames: ['created_at'] }),
         ],
       }),
       true,
     );
     await queryRunner.createTable(
-      new Table({
+      new (typeorm().Table)({
         name: 'waymark_steps',
         columns: [
           { ...c.id('run_id'), isPrimary: true },

@@ -1,4 +1,5 @@
-import { Table, TableColumn, type MigrationInterface, type QueryRunner } from 'typeorm';
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { typeorm } from '../typeormModule';
 import { columnTypes } from './columnTypes';
 
 /**
@@ -12,7 +13,7 @@ export class M0002AddAttempts implements MigrationInterface {
   async up(queryRunner: QueryRunner): Promise<void> {
     const c = columnTypes(queryRunner);
     await queryRunner.createTable(
-      new Table({
+      new (typeorm().Table)({
         name: 'waymark_attempts',
         columns: [
           { ...c.id('run_id'), isPrimary: true },
@@ -30,7 +31,7 @@ export class M0002AddAttempts implements MigrationInterface {
     if (!(await queryRunner.hasColumn('waymark_runs', 'parked_seq'))) {
       await queryRunner.addColumn(
         'waymark_runs',
-        new TableColumn({ name: 'parked_seq', type: 'integer', isNullable: true }),
+        new (typeorm().TableColumn)({ name: 'parked_seq', type: 'integer', isNullable: true }),
       );
     }
   }

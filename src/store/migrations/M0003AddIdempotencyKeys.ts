@@ -1,4 +1,5 @@
-import { Table, TableIndex, type MigrationInterface, type QueryRunner } from 'typeorm';
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { typeorm } from '../typeormModule';
 import { columnTypes } from './columnTypes';
 
 /**
@@ -11,7 +12,7 @@ export class M0003AddIdempotencyKeys implements MigrationInterface {
   async up(queryRunner: QueryRunner): Promise<void> {
     const c = columnTypes(queryRunner);
     await queryRunner.createTable(
-      new Table({
+      new (typeorm().Table)({
         name: 'waymark_idempotency_keys',
         columns: [
           { ...c.id('idempotency_key'), isPrimary: true },
@@ -22,7 +23,9 @@ export class M0003AddIdempotencyKeys implements MigrationInterface {
           c.millis('created_at'),
           c.millis('updated_at'),
         ],
-        indices: [new TableIndex({ name: 'waymark_keys_run', columnNames: ['run_id', 'seq'] })],
+        indices: [
+          new (typeorm().TableIndex)({ name: 'waymark_keys_run', columnNames: ['run_id', 'seq'] }),
+        ],
       }),
       true,
     );

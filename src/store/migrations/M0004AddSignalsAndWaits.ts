@@ -1,4 +1,5 @@
-import { Table, TableColumn, TableIndex, type MigrationInterface, type QueryRunner } from 'typeorm';
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { typeorm } from '../typeormModule';
 import { columnTypes } from './columnTypes';
 
 /**
@@ -12,7 +13,7 @@ export class M0004AddSignalsAndWaits implements MigrationInterface {
   async up(queryRunner: QueryRunner): Promise<void> {
     const c = columnTypes(queryRunner);
     await queryRunner.createTable(
-      new Table({
+      new (typeorm().Table)({
         name: 'waymark_signals',
         columns: [
           {
@@ -29,7 +30,10 @@ export class M0004AddSignalsAndWaits implements MigrationInterface {
           c.millis('created_at'),
         ],
         indices: [
-          new TableIndex({ name: 'waymark_signals_run', columnNames: ['run_id', 'name', 'id'] }),
+          new (typeorm().TableIndex)({
+            name: 'waymark_signals_run',
+            columnNames: ['run_id', 'name', 'id'],
+          }),
         ],
       }),
       true,
@@ -37,14 +41,14 @@ export class M0004AddSignalsAndWaits implements MigrationInterface {
     if (!(await queryRunner.hasColumn('waymark_runs', 'waiting_for'))) {
       await queryRunner.addColumn(
         'waymark_runs',
-        new TableColumn({ ...c.id('waiting_for', true) }),
+        new (typeorm().TableColumn)({ ...c.id('waiting_for', true) }),
       );
     }
     const runs = await queryRunner.getTable('waymark_runs');
     if (!runs?.indices.some((i) => i.name === 'waymark_runs_status_lease')) {
       await queryRunner.createIndex(
         'waymark_runs',
-        new TableIndex({
+        new (typeorm().TableIndex)({
           name: 'waymark_runs_status_lease',
           columnNames: ['status', 'lease_expires_at'],
         }),

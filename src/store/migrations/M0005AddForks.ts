@@ -1,4 +1,5 @@
-import { TableColumn, type MigrationInterface, type QueryRunner } from 'typeorm';
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { typeorm } from '../typeormModule';
 import { columnTypes } from './columnTypes';
 
 /** Where a forked run came from: the run and the sequence number it was forked at. */
@@ -10,13 +11,13 @@ export class M0005AddForks implements MigrationInterface {
     if (!(await queryRunner.hasColumn('waymark_runs', 'forked_from'))) {
       await queryRunner.addColumn(
         'waymark_runs',
-        new TableColumn({ ...c.id('forked_from', true) }),
+        new (typeorm().TableColumn)({ ...c.id('forked_from', true) }),
       );
     }
     if (!(await queryRunner.hasColumn('waymark_runs', 'forked_seq'))) {
       await queryRunner.addColumn(
         'waymark_runs',
-        new TableColumn({ name: 'forked_seq', type: 'integer', isNullable: true }),
+        new (typeorm().TableColumn)({ name: 'forked_seq', type: 'integer', isNullable: true }),
       );
     }
   }

@@ -1,4 +1,5 @@
-import { TableColumn, type MigrationInterface, type QueryRunner } from 'typeorm';
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { typeorm } from '../typeormModule';
 import { columnTypes } from './columnTypes';
 
 /**
@@ -18,7 +19,7 @@ export class M0006AddLeaseHolders implements MigrationInterface {
     ];
     for (const column of columns) {
       if (!(await queryRunner.hasColumn('waymark_runs', column.name))) {
-        await queryRunner.addColumn('waymark_runs', new TableColumn(column));
+        await queryRunner.addColumn('waymark_runs', new (typeorm().TableColumn)(column));
       }
     }
   }
