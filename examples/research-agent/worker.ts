@@ -25,10 +25,9 @@ async function main(): Promise<void> {
   if (!file) throw new Error('usage: worker.ts <sqlite-file> [topic]');
 
   container.register(LLM, { useClass: FakeLlm });
-  // A stable worker id, as a pod name in a StatefulSet: the restarted worker is the same
-  // worker, so it takes back the run its killed predecessor held at once, without waiting
-  // for that lease to lapse (other processes would wait for it).
-  const runtime = await Waymark.create({ database: `sqlite:${file}`, workerId: 'research-demo' });
+  // Default options, as a user runs it: the restarted process finds the run held by a process
+  // of this host that no longer exists, and takes it over at once.
+  const runtime = await Waymark.create({ database: `sqlite:${file}` });
   runtime.on('run.started', ({ runId }) => print('run', `${runId} started`));
   runtime.on('run.resumed', ({ runId, recordedSteps }) =>
     print('run', `${runId} resumed: ${recordedSteps} steps already checkpointed`),
