@@ -54,7 +54,7 @@ const WORKER_OPTIONS = {
 } as const;
 
 interface Lines {
-  push(line: string): void;
+  push(...lines: string[]): void;
 }
 
 async function main(): Promise<void> {

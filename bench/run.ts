@@ -1,6 +1,7 @@
 /**
  * waymark beside a floor of one plain INSERT per step, DBOS Transact and LangGraph, on the
- * same workload in one process, interleaved round by round (issue 7, SPEC §10):
+ * same workload, each system in a process of its own (perStepChild.ts), taking turns round by
+ * round (SPEC §10):
  *
  *   npm run bench               # full: N = 100 and 1,000 (5 rounds), 10,000-step growth,
  *                               #   resume, stored bytes, 1/2/4 workers, memory (≈ 10 min)
@@ -11,7 +12,9 @@
  * The peers (bench/package.json) are installed on first use. Prints one markdown table.
  */
 import 'reflect-metadata';
-import { execSync } from 'node:child_process';
+import { execFileSync, execSync } from 'node:child_process';
+import type { ChildResult } from './perStepChild';
+import { perStepSystems, systemKey } from './perStepSystems';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -37,16 +40,11 @@ import { measureMemory } from './memory';
 import { crashAndResume } from './resume';
 import { measureScaling } from './scaling';
 import * as storage from './storage';
-import { stepInsertSystems } from './systems/stepInsert';
 import * as waymark from './systems/waymark';
 
 // The peers are installed on first use, before anything loads them.
 ensurePeersInstalled();
 typecheckBench();
-/* eslint-disable @typescript-eslint/no-require-imports */
-const { DbosSystem } = require('./systems/dbos') as typeof import('./systems/dbos');
-const langgraph = require('./systems/langgraph') as typeof import('./systems/langgraph');
-/* eslint-enable @typescript-eslint/no-require-imports */
 
 const quick = process.argv.includes('--quick');
 const onlyArg = process.argv.find((a) => a.startsWith('--only='));
@@ -115,6 +113,8 @@ interface Measured {
   system: System;
   /** ms per run, by N. */
   times: Map<number, number[]>;
+  /** ms of the same N plain async calls, measured in the same process just before each run. */
+  baselines: Map<number, number[]>;
   /** Statements of the last run at each N. */
   counts: Map<number, StatementCounts>;
   /** Id of the last run at each N. */
@@ -163,68 +163,43 @@ function header(servers: { mariadb: string; postgres: string }, sqlite: string):
   ];
 }
 
-async function perStepSection(dir: string, dbos: InstanceType<typeof DbosSystem>): Promise<void> {
-  const wm = waymark.waymarkSystems(dir);
-  const sqliteSaver = langgraph.sqliteSaver(join(dir, 'langgraph.db'));
-  const postgresSaver = langgraph.postgresSaver();
-  const lg = versionOf('@langchain/langgraph');
-  const peers: System[] = [
-    dbos,
-    new langgraph.LangGraphSystem(lg, 'SqliteSaver', sqliteSaver, 'sync', true),
-    new langgraph.LangGraphSystem(lg, 'SqliteSaver', sqliteSaver, 'async', false),
-    new langgraph.LangGraphSystem(lg, 'PostgresSaver', postgresSaver, 'sync', true),
-    new langgraph.LangGraphSystem(lg, 'PostgresSaver', postgresSaver, 'async', false),
-    new langgraph.LangGraphFunctionalSystem(lg, 'SqliteSaver', sqliteSaver),
-    new langgraph.LangGraphFunctionalSystem(lg, 'PostgresSaver', postgresSaver),
-  ];
-  const systems: System[] = [
-    ...wm,
-    ...floors(dir),
-    ...stepInsertSystems(waymark.waymarkDatabases(join(dir, 'statement'))),
-    ...peers,
-  ];
+async function perStepSection(dir: string): Promise<void> {
+  const systems = perStepSystems(dir);
   const maxN = (s: System): number =>
     s.label.startsWith('LangGraph') ? LANGGRAPH_MAX_N : Number.POSITIVE_INFINITY;
   const measured: Measured[] = systems.map((system) => ({
     system,
     times: new Map(),
+    baselines: new Map(),
     counts: new Map(),
     ids: new Map(),
   }));
-  const base = new Map<number, number[]>(NS.map((n) => [n, []]));
-  for (const s of systems) await s.open();
-  try {
-    for (const s of systems) await s.run(50); // warm-up: JIT, statement caches, pools
-    for (let round = 0; round < ROUNDS; round++) {
-      const order = measured.map((_, i) => measured[(i + round * 3) % measured.length]);
-      for (const n of NS) {
-        base.get(n)!.push(await baseline(n));
-        for (const m of order) {
-          if (n > maxN(m.system)) continue;
-          const before = snapshot();
-          const start = performance.now();
-          const id = await m.system.run(n);
-          const elapsed = performance.now() - start;
-          m.counts.set(n, since(before, m.system.channel));
-          m.ids.set(n, id);
-          m.times.set(n, [...(m.times.get(n) ?? []), elapsed]);
-        }
+  // Each system in a process of its own, as users run them; the systems take turns, in an
+  // order that rotates from round to round.
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = measured.map((_, i) => measured[(i + round * 3) % measured.length]);
+    for (const m of order) {
+      const ns = NS.filter((n) => n <= maxN(m.system));
+      const result = runChild(dir, systemKey(m.system), ns);
+      for (const r of result.runs) {
+        m.counts.set(r.n, r.counts);
+        m.ids.set(r.n, r.id);
+        m.times.set(r.n, [...(m.times.get(r.n) ?? []), r.ms]);
+        m.baselines.set(r.n, [...(m.baselines.get(r.n) ?? []), r.baseline]);
       }
-      console.error(`  per-step: round ${round + 1}/${ROUNDS} done`);
+      if (round === ROUNDS - 1 && result.storedBytes !== undefined) {
+        const n = Math.max(...m.ids.keys());
+        storedPg.push({ system: m.system, n, bytes: result.storedBytes });
+      }
     }
-    // Stored bytes on PostgreSQL, from the last measured run of each system there.
-    for (const m of measured) {
-      const n = Math.max(...m.ids.keys());
-      const bytes = await m.system.storedBytes?.(m.ids.get(n)!);
-      if (bytes !== undefined) storedPg.push({ system: m.system, n, bytes });
-    }
-  } finally {
-    for (const s of systems) await s.close();
+    console.error(`  per-step: round ${round + 1}/${ROUNDS} done`);
   }
 
   const overhead = (m: Measured, n: number): number[] => {
-    const b = median(base.get(n)!);
-    return (m.times.get(n) ?? []).map((t) => us(m.system.kind === 'floor' ? t : t - b, n));
+    const baselines = m.baselines.get(n) ?? [];
+    return (m.times.get(n) ?? []).map((t, i) =>
+      us(m.system.kind === 'floor' ? t : t - baselines[i], n),
+    );
   };
   const med = (m: Measured | undefined, n: number): number =>
     m && m.times.has(n) ? median(overhead(m, n)) : Number.NaN;
@@ -271,7 +246,8 @@ async function perStepSection(dir: string, dbos: InstanceType<typeof DbosSystem>
   // The peers that make each step durable before the next, against waymark on the same database.
   for (const m of measured) {
     const { label, db } = m.system;
-    const isPeer = m.system === dbos || (label.includes('StateGraph') && label.includes("'sync'"));
+    const isPeer =
+      label.startsWith('DBOS') || (label.includes('StateGraph') && label.includes("'sync'"));
     if (!isPeer) continue;
     const n = Math.max(...m.times.keys());
     const r = med(m, n) / med(find('waymark', db), n);
@@ -505,7 +481,6 @@ async function main(): Promise<void> {
   console.error(head.join('\n'));
   await databases.recreateMariaDb();
   await databases.recreatePostgres(databases.POSTGRES.database);
-  const dbos = new DbosSystem(versionOf('@dbos-inc/dbos-sdk'));
   try {
     const run = async (section: Section, body: () => Promise<void>): Promise<void> => {
       if (!sections.has(section)) return;
@@ -522,7 +497,7 @@ async function main(): Promise<void> {
       console.error(`${section}: ${took}`);
       loads.push(`${section} ${took}, load ${loadavg()[0].toFixed(1)}`);
     };
-    await run('steps', () => perStepSection(dir, dbos));
+    await run('steps', () => perStepSection(dir));
     await run('growth', () => growthSection(dir));
     await run('resume', () => resumeSection(dir));
     await run('bytes', () => bytesSection(dir));
@@ -587,3 +562,15 @@ void main().then(
     process.exit(1);
   },
 );
+
+/** Measures one system in a child process (see perStepChild.ts). */
+function runChild(dir: string, key: string, ns: number[]): ChildResult {
+  const out = execFileSync(
+    process.execPath,
+    ['-r', '@swc-node/register', join(BENCH_DIR, 'perStepChild.ts'), dir, key, ...ns.map(String)],
+    { cwd: join(BENCH_DIR, '..'), encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const line = out.split('\n').find((l) => l.startsWith('RESULT '));
+  if (!line) throw new Error(`the child measuring "${key}" printed no result`);
+  return JSON.parse(line.slice('RESULT '.length)) as ChildResult;
+}

@@ -64,11 +64,13 @@ export interface Saver {
 export function sqliteSaver(file: string): Saver {
   const saver = SqliteSaver.fromConnString(file);
   return {
-    // SqliteSaver turns WAL on and leaves synchronous at SQLite's default, FULL (checked in open()).
+    // SqliteSaver turns WAL on and leaves synchronous as it is; a WAL file opened again gets
+    // SQLite's WAL default, NORMAL, so FULL is set here, as waymark's FULL row has it.
     db: SQLITE_FULL,
     channel: channelOf('sqlite', file),
     saver,
     async setup() {
+      saver.db.pragma('synchronous = FULL');
       const synchronous = saver.db.pragma('synchronous', { simple: true });
       if (synchronous !== 2)
         throw new Error(`SqliteSaver opened with synchronous=${String(synchronous)}`);
@@ -103,7 +105,6 @@ export class LangGraphSystem implements System {
     saverName: string,
     private readonly saver: Saver,
     private readonly durability: Durability,
-    private readonly owner: boolean,
   ) {
     this.label =
       `LangGraph ${version} StateGraph + ${saverName}, ` +
@@ -114,7 +115,8 @@ export class LangGraphSystem implements System {
   }
 
   async open(): Promise<void> {
-    if (this.owner) await this.saver.setup();
+    // Each system runs in a process of its own (perStepChild.ts): it sets its saver up.
+    await this.saver.setup();
   }
 
   async run(steps: number): Promise<string> {
@@ -137,7 +139,7 @@ export class LangGraphSystem implements System {
   }
 
   async close(): Promise<void> {
-    if (this.owner) await this.saver.close();
+    await this.saver.close();
   }
 }
 
@@ -149,14 +151,20 @@ export class LangGraphFunctionalSystem implements System {
   readonly channel: string;
   private readonly flow: ReturnType<typeof sequenceEntrypoint>;
 
-  constructor(version: string, saverName: string, saver: Saver) {
+  constructor(
+    version: string,
+    saverName: string,
+    private readonly saver: Saver,
+  ) {
     this.label = `LangGraph ${version} functional API + ${saverName}, durability 'sync'`;
     this.db = saver.db;
     this.channel = saver.channel;
     this.flow = sequenceEntrypoint(saver.saver);
   }
 
-  async open(): Promise<void> {}
+  async open(): Promise<void> {
+    await this.saver.setup();
+  }
 
   async run(steps: number): Promise<string> {
     const threadId = freshId('lgf');
@@ -168,7 +176,9 @@ export class LangGraphFunctionalSystem implements System {
     return threadId;
   }
 
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    await this.saver.close();
+  }
 }
 
 /** Bytes LangGraph's PostgresSaver stored for one thread (its rows, as PostgreSQL sizes them). */

@@ -60,6 +60,13 @@ export class RunScope {
 
   /** Runs `fn` with this scope current; sync throws become rejections. */
   enter<T>(fn: () => T | Promise<T>): Promise<T> {
-    return storage.run(this, async () => fn());
+    return storage.run(this, () => {
+      try {
+        return Promise.resolve(fn());
+      } catch (error) {
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- rethrown as is
+        return Promise.reject(error);
+      }
+    });
   }
 }

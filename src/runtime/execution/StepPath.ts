@@ -69,7 +69,7 @@ export class StepPath {
       target: call.plan.target,
     };
     const writer = this.parts.writers[call.plan.writer];
-    const taken = await writer.begin(write);
+    const taken = writer.begin ? await writer.begin(write) : undefined;
     if (taken !== undefined) return outcomes.deduplicated(run, seq, step.name, taken, startedAt);
     events.emit('step.started', { runId: run.runId, seq, step: step.name });
     const outcome = await this.parts.attempts.run({

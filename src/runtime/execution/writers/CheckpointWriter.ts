@@ -28,9 +28,10 @@ export interface CheckpointWriter {
   /**
    * Before the first attempt: an at-most-once step's intent marker, a global key's claim.
    * Returns the stored output another run recorded for the same global key, to take
-   * instead of running the body.
+   * instead of running the body. Absent when a step needs nothing before its body (no await
+   * on the hot path).
    */
-  begin(step: StepWrite): Promise<string | undefined>;
+  begin?(step: StepWrite): Promise<string | undefined>;
   /** Stores the outcome; returns what is stored (another process's row wins a race). */
   write(step: StepWrite, row: StepRow): Promise<StepRow>;
   /** The run parks at this step for an operator: give back what `begin` took. */

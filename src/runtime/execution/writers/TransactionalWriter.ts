@@ -28,9 +28,6 @@ export class TransactionalWriter implements CheckpointWriter {
     private readonly afterEffect: (step: StepWrite) => void,
   ) {}
 
-  begin(): Promise<undefined> {
-    return Promise.resolve(undefined);
-  }
 
   write(step: StepWrite, row: StepRow): Promise<StepRow> {
     return insertCheckpoint(this.store, step.run, row);

@@ -1,0 +1,62 @@
+/**
+ * One system of the per-step section, measured alone in this process (as a user runs it):
+ * opens it, warms it up, then for each N times the same N plain async calls (the baseline)
+ * and one durable run, counting its statements. Prints one line, `RESULT <json>`.
+ *
+ * Usage (from run.ts): node -r @swc-node/register bench/perStepChild.ts <dir> <key> <n>...
+ */
+import 'reflect-metadata';
+import { performance } from 'node:perf_hooks';
+import { installCounters, since, snapshot, type StatementCounts } from './lib/counter';
+import { baseline } from './lib/workload';
+import { perStepSystems, systemKey } from './perStepSystems';
+
+/** What one child reports for its system. */
+export interface ChildResult {
+  /** By N: the baseline and the durable run, in ms. */
+  readonly runs: Array<{
+    n: number;
+    baseline: number;
+    ms: number;
+    counts: StatementCounts;
+    id: string;
+  }>;
+  readonly storedBytes?: number;
+}
+
+async function main(): Promise<void> {
+  const [dir, key, ...ns] = process.argv.slice(2);
+  installCounters();
+  process.noDeprecation = true;
+  const system = perStepSystems(dir).find((s) => systemKey(s) === key);
+  if (!system) throw new Error(`no system "${key}"`);
+  await system.open();
+  try {
+    await system.run(50); // warm-up: JIT, statement caches, pools
+    const runs: ChildResult['runs'] = [];
+    for (const n of ns.map(Number)) {
+      const base = await baseline(n);
+      const before = snapshot();
+      const start = performance.now();
+      const id = await system.run(n);
+      const ms = performance.now() - start;
+      runs.push({ n, baseline: base, ms, counts: since(before, system.channel), id });
+    }
+    const last = runs[runs.length - 1];
+    const storedBytes = last ? await system.storedBytes?.(last.id) : undefined;
+    const result: ChildResult = { runs, storedBytes };
+    process.stdout.write(`RESULT ${JSON.stringify(result)}\n`);
+  } finally {
+    await system.close();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(
+      `${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    process.exit(1);
+  },
+);
