@@ -15,6 +15,7 @@ import { methodCall } from './execution/MethodCall';
 import { RunHandle, type RunAccess } from './RunHandle';
 import type { AnyListener, WaymarkEventName, WaymarkEvents } from './RuntimeEvents';
 import { RuntimeRegistry } from './RuntimeRegistry';
+import { closeOnSignals } from './closeOnSignals';
 import type { QueueOption } from './OperatorActions';
 import { Worker, type WorkerOptions } from './Worker';
 import type { RuntimeParts } from './RuntimeParts';
@@ -277,19 +278,7 @@ export class WaymarkRuntime {
    * flight finish, hand every run back to the queue — then exit the process. Opt-in.
    */
   installSignalHandlers(options: { grace?: number; exit?: boolean } = {}): Disposable {
-    const onSignal = (): void => {
-      void this.close({ grace: options.grace }).finally(() => {
-        if (options.exit ?? true) process.exit(0);
-      });
-    };
-    process.once('SIGTERM', onSignal);
-    process.once('SIGINT', onSignal);
-    return {
-      dispose: () => {
-        process.off('SIGTERM', onSignal);
-        process.off('SIGINT', onSignal);
-      },
-    };
+    return closeOnSignals(() => this.close({ grace: options.grace }), options.exit ?? true);
   }
 
   private shutdownNow(graceMs: number): Promise<void> {

@@ -17,7 +17,6 @@ export async function insertCheckpoint(
 export class PlainWriter implements CheckpointWriter {
   constructor(private readonly store: RunStore) {}
 
-
   write(step: StepWrite, row: StepRow): Promise<StepRow> {
     return insertCheckpoint(this.store, step.run, row);
   }

@@ -28,7 +28,6 @@ export class TransactionalWriter implements CheckpointWriter {
     private readonly afterEffect: (step: StepWrite) => void,
   ) {}
 
-
   write(step: StepWrite, row: StepRow): Promise<StepRow> {
     return insertCheckpoint(this.store, step.run, row);
   }
