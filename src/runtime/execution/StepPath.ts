@@ -72,37 +72,42 @@ export class StepPath {
     const taken = writer.begin ? await writer.begin(write) : undefined;
     if (taken !== undefined) return outcomes.deduplicated(run, seq, step.name, taken, startedAt);
     events.emit('step.started', { runId: run.runId, seq, step: step.name });
+    return this.attemptAndRecord(scope, call, writer, write, point);
+  }
+
+  /** Runs the attempts, then writes the one checkpoint (or parks the run at this step). */
+  private async attemptAndRecord(
+    scope: RunScope,
+    call: MethodCall,
+    writer: CheckpointWriter,
+    write: StepWrite,
+    point: StepHookPoint,
+  ): Promise<unknown> {
+    const { replay, outcomes, hooks, clock } = this.parts;
+    const { run, seq, name, startedAt } = write;
     const outcome = await this.parts.attempts.run({
       run,
       point,
       policy: call.plan.retry,
-      timeoutMs: step.timeoutMs,
+      timeoutMs: call.plan.step!.timeoutMs,
       body: (attempt, signal) => this.body(scope, call, writer, write, attempt, signal),
     });
-    this.parts.lifecycle.assertAlive(`record step "${step.name}"`);
+    this.parts.lifecycle.assertAlive(`record step "${name}"`);
     if (outcome.ok && outcome.value instanceof CommittedWithBody) {
       hooks.afterCommit?.(point);
       const { value, row } = outcome.value;
-      return this.finish(run, seq, step.name, { ok: true, value }, row.startedAt, row.finishedAt);
+      return this.finish(run, seq, name, { ok: true, value }, row.startedAt, row.finishedAt);
     }
     hooks.afterEffect?.(point);
     if (outcome.park) {
       await writer.abandon(write);
       return outcomes.park(run, seq, (outcome as { error: unknown }).error);
     }
-    const built = replay.build(
-      run,
-      seq,
-      step.name,
-      outcome,
-      outcome.attempts,
-      startedAt,
-      clock.now(),
-    );
+    const built = replay.build(run, seq, name, outcome, outcome.attempts, startedAt, clock.now());
     const stored = await writer.write(write, built.row);
     hooks.afterCommit?.(point);
-    if (stored !== built.row) return replay.replay(run, seq, step.name, stored);
-    return this.finish(run, seq, step.name, built.settled, startedAt, stored.finishedAt);
+    if (stored !== built.row) return replay.replay(run, seq, name, stored);
+    return this.finish(run, seq, name, built.settled, startedAt, stored.finishedAt);
   }
 
   /** One attempt of the body, in the step's scope (and transaction, for transactional steps). */
