@@ -1,29 +1,31 @@
-import type { Codec } from '../../codec/Codec';
+import type { StepEnvironment } from './StepEnvironment';
 import { encodeError } from '../../codec/errorSnapshot';
 import { SignalTimeoutError } from '../../errors/SignalTimeoutError';
-import { sleepUnless, type Clock } from '../../ground/Clock';
-import type { Lifecycle } from '../../ground/Lifecycle';
+import { sleepUnless } from '../../ground/Clock';
 import type { StepRow } from '../../store/rows';
-import type { RunStore } from '../../store/RunStore';
 import { SignalStore } from '../../store/SignalStore';
-import type { RuntimeEvents } from '../RuntimeEvents';
 import type { RunState } from './RunState';
 import { RunSuspended } from './RunSuspended';
-import type { StepHooks } from './StepHooks';
 import type { StepReplay } from './StepReplay';
 import { insertCheckpoint } from './writers/PlainWriter';
 
 /** What durable waits use. */
-export interface DurableWaitsDeps {
-  readonly store: RunStore;
-  readonly codec: Codec;
-  readonly clock: Clock;
-  readonly events: RuntimeEvents;
-  readonly hooks: StepHooks;
-  readonly lifecycle: Lifecycle;
+export interface DurableWaitsDeps extends StepEnvironment {
   readonly replay: StepReplay;
-  /** Waits longer than this release the run (`waiting`) instead of holding the process. */
-  readonly durableDelayMs: number;
+}
+
+/** The record of a wait at `seq` that has begun and not ended. */
+function waitRecord(run: RunState, seq: number, name: string, startedAt: number): StepRow {
+  return {
+    runId: run.runId,
+    seq,
+    name,
+    status: 'started',
+    output: null,
+    attempts: 1,
+    startedAt,
+    finishedAt: null,
+  };
 }
 
 /**
@@ -55,16 +57,7 @@ export class DurableWaits {
     hooks.beforeStep?.(point);
     const startedAt = recorded?.startedAt ?? clock.now();
     const deadline = timeoutMs === undefined ? null : startedAt + timeoutMs;
-    const row: StepRow = {
-      runId: run.runId,
-      seq,
-      name: step,
-      status: 'started',
-      output: null,
-      attempts: 1,
-      startedAt,
-      finishedAt: null,
-    };
+    const row = waitRecord(run, seq, step, startedAt);
     for (;;) {
       const payload = await this.signals.take(
         { ...row, finishedAt: clock.now() },
@@ -117,16 +110,7 @@ export class DurableWaits {
     const point = { runId: run.runId, seq, step, target: step };
     hooks.beforeStep?.(point);
     const startedAt = recorded?.startedAt ?? clock.now();
-    const row: StepRow = {
-      runId: run.runId,
-      seq,
-      name: step,
-      status: 'started',
-      output: null,
-      attempts: 1,
-      startedAt,
-      finishedAt: null,
-    };
+    const row = waitRecord(run, seq, step, startedAt);
     if (!recorded) await store.insertStep(row, run.epoch);
     const dueAt = startedAt + ms;
     const remaining = dueAt - clock.now();

@@ -1,18 +1,15 @@
-import type { Codec } from '../../codec/Codec';
+import type { StepEnvironment } from './StepEnvironment';
 import { encodeError } from '../../codec/errorSnapshot';
 import { RetriesExhaustedError, summarizeAttempt } from '../../errors/RetriesExhaustedError';
-import { sleepUnless, type Clock } from '../../ground/Clock';
-import type { Lifecycle } from '../../ground/Lifecycle';
+import { sleepUnless } from '../../ground/Clock';
 import { decideRetry, type ResolvedRetryPolicy } from '../../policies/RetryPolicy';
 import type { AttemptRow } from '../../store/rows';
-import type { RunStore } from '../../store/RunStore';
-import type { RuntimeEvents } from '../RuntimeEvents';
 import { replayAttempts, type AttemptHistory } from './AttemptHistory';
 import { invokeAttempt, type Settled } from './invokeAttempt';
 import { isProcessAbort } from './processAbort';
 import type { RunState } from './RunState';
 import { RunSuspended } from './RunSuspended';
-import type { StepHookPoint, StepHooks } from './StepHooks';
+import type { StepHookPoint } from './StepHooks';
 
 /** One step call to execute, with what its decorators recorded. */
 export interface AttemptPlan {
@@ -28,16 +25,7 @@ export interface AttemptPlan {
 export type AttemptsOutcome = Settled & { readonly attempts: number; readonly park?: boolean };
 
 /** What the retry loop uses. */
-export interface StepAttemptsDeps {
-  readonly store: RunStore;
-  readonly codec: Codec;
-  readonly clock: Clock;
-  readonly events: RuntimeEvents;
-  readonly hooks: StepHooks;
-  readonly lifecycle: Lifecycle;
-  /** Waits longer than this release the run (`waiting`) instead of holding the process. */
-  readonly durableDelayMs: number;
-}
+export type StepAttemptsDeps = StepEnvironment;
 
 /**
  * The retry loop of one step: runs attempts until one succeeds, an error is permanent, or
