@@ -1,3 +1,4 @@
+import '../../src/codec/waymarkErrorClasses';
 import { readFileSync } from 'node:fs';
 import { runInNewContext } from 'node:vm';
 import { ConfigurationError } from '../../src/errors/ConfigurationError';
@@ -863,7 +864,6 @@ describe('registerErrorClasses', () => {
 
 describe("waymark's own errors", () => {
   it('every error class exported from waymark reads back as its class', async () => {
-    require('../../src/codec/waymarkErrorClasses');
     const errors: Record<string, unknown> = await import('../../src/errors');
     const classes = Object.entries(errors).filter(
       ([name, value]) => typeof value === 'function' && /^[A-Z]\w*Error$/.test(name),
