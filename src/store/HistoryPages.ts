@@ -15,6 +15,11 @@ export interface HistoryPageOptions {
   limit?: number;
   /** `'asc'` (default): `seq` from `from` upwards. `'desc'`: from `from` downwards, latest first. */
   order?: 'asc' | 'desc';
+  /**
+   * Each completed step's `output` is cut at this many characters (default 200);
+   * `Infinity` gives whole values.
+   */
+  valueChars?: number;
 }
 
 /** Records in a history page when `limit` is not given. */
