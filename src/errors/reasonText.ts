@@ -23,7 +23,9 @@ export function reasonText(error: unknown): string {
   }
   if (text.length <= MAX_REASON_TEXT) return text;
   // Never end on half a surrogate pair.
-  const end = /[\uD800-\uDBFF]/.test(text[MAX_REASON_TEXT - 1]) ? MAX_REASON_TEXT - 1 : MAX_REASON_TEXT;
+  const end = /[\uD800-\uDBFF]/.test(text[MAX_REASON_TEXT - 1])
+    ? MAX_REASON_TEXT - 1
+    : MAX_REASON_TEXT;
   return `${text.slice(0, end)}…`;
 }
 

@@ -116,11 +116,7 @@ export class RunQueries {
     return page?.order === 'desc' ? records.reverse() : records;
   }
 
-  private records(
-    history: RunHistory,
-    parkedSeq: number | null,
-    valueChars: number,
-  ): StepRecord[] {
+  private records(history: RunHistory, parkedSeq: number | null, valueChars: number): StepRecord[] {
     const records = new Map<number, StepRecord>();
     for (const step of history.steps) {
       const record: StepRecord = {

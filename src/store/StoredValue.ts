@@ -40,6 +40,6 @@ export function valueCharsOption(value: unknown, where: string): number {
   }
   throw new InvalidArgumentError(
     where,
-    `must be a whole number of characters from 1, or Infinity for whole values, got ${String(value)}`,
+    `must be a whole number of characters from 1, or Infinity for whole values, got ${typeof value === 'number' ? value : typeof value}`,
   );
 }

@@ -5,7 +5,8 @@ const INSERTED_RUN_COLUMNS =
   'wake_at, parent_run_id, lease_host, lease_process, claim_token, created_at, updated_at';
 /** Every column of a run row. */
 export const RUN_COLUMNS = `${INSERTED_RUN_COLUMNS}, parked_seq, parked_reason, waiting_for, forked_from, forked_seq`;
-const STEP_COLUMNS = 'seq, name, status, output, attempts, started_at, finished_at, idempotency_key';
+const STEP_COLUMNS =
+  'seq, name, status, output, attempts, started_at, finished_at, idempotency_key';
 
 /**
  * Every SQL statement on the hot path, written once with `?` placeholders and adapted to

@@ -76,7 +76,14 @@ export class StepOutcomes {
   /** Parks the run at this step for an operator (`retry`, `resolveStep`, `cancel`). */
   async park(run: RunState, seq: number, error: unknown): Promise<never> {
     const encoded = encodeError(this.codec, error);
-    await this.store.parkRun(run.runId, run.epoch, seq, encoded, reasonText(error), this.clock.now());
+    await this.store.parkRun(
+      run.runId,
+      run.epoch,
+      seq,
+      encoded,
+      reasonText(error),
+      this.clock.now(),
+    );
     run.halt(error, 'parked');
     throw error;
   }
