@@ -108,7 +108,10 @@ async function signalReason(runtime: WaymarkRuntime, run: RunSummary, now: Date)
   const name = (run.waitingFor ?? '').slice('signal:'.length);
   const [arrived] = await runtime.handle(run.runId).pendingSignals(name);
   if (arrived) {
-    const when = formatRelative(arrived.sentAt, now);
+    const when =
+      now.getTime() - arrived.sentAt.getTime() < 1000
+        ? 'just now'
+        : formatRelative(arrived.sentAt, now);
     return `a worker to resume it: signal "${name}" was delivered ${when}`;
   }
   if (!run.wakeAt) return `signal "${name}", no timeout`;
