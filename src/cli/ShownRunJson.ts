@@ -1,11 +1,12 @@
 import type { RunSummary } from '../store/RunQueries';
-import type { ShownStep } from './commands/showCommand';
+import type { StoredValue } from '../store/StoredValue';
 import { Output } from './Output';
-import { ShownRunPrinter, type ShownRunWriter } from './ShownRunPrinter';
+import { IDEMPOTENCY_KEY_NOTE, type ShownRunWriter, type ShownStep } from './ShownRun';
 
 /**
  * `waymark show --json`: one JSON document `{ run, waitingReason, steps, idempotencyKeyNote }`
- * written as the steps are read, so a history of any length never sits in memory whole.
+ * (see {@link ShownRun}) written as the steps are read, so a history of any length never sits
+ * in memory whole. Arguments and outputs are whole, as the codec's JSON.
  *
  * @example
  * ```ts
@@ -16,14 +17,16 @@ import { ShownRunPrinter, type ShownRunWriter } from './ShownRunPrinter';
  * ```
  */
 export class ShownRunJson implements ShownRunWriter {
+  readonly valueChars = Infinity;
   /** The last step written, held until we know whether a comma follows it. */
   private held: string | undefined;
 
   constructor(private readonly output: Output) {}
 
   begin(run: RunSummary, waitingReason: string | null): void {
+    const shown = { ...run, args: run.args === undefined ? null : jsonValue(run.args) };
     this.output.line('{');
-    this.output.line(`  "run": ${nested(run, 1)},`);
+    this.output.line(`  "run": ${nested(shown, 1)},`);
     this.output.line(`  "waitingReason": ${nested(waitingReason, 1)},`);
     this.output.line('  "steps": [');
   }
@@ -31,15 +34,26 @@ export class ShownRunJson implements ShownRunWriter {
   steps(steps: readonly ShownStep[]): void {
     for (const step of steps) {
       if (this.held !== undefined) this.output.line(`${this.held},`);
-      this.held = `    ${nested(step, 2)}`;
+      const shown = step.output === undefined ? step : { ...step, output: jsonValue(step.output) };
+      this.held = `    ${nested(shown, 2)}`;
     }
   }
 
   end(): void {
     if (this.held !== undefined) this.output.line(this.held);
     this.output.line('  ],');
-    this.output.line(`  "idempotencyKeyNote": ${nested(ShownRunPrinter.keyNote, 1)}`);
+    this.output.line(`  "idempotencyKeyNote": ${nested(IDEMPOTENCY_KEY_NOTE, 1)}`);
     this.output.line('}');
+  }
+}
+
+/** A stored value as JSON: the codec's text parsed; text that is not JSON stays a string. */
+function jsonValue(value: StoredValue): unknown {
+  if (value.truncated) return value.json;
+  try {
+    return JSON.parse(value.json) as unknown;
+  } catch {
+    return value.json;
   }
 }
 

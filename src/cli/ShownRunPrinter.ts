@@ -1,28 +1,32 @@
 import type { RunSummary, StepRecord } from '../store/RunQueries';
-import type { ShownStep } from './commands/showCommand';
+import type { StoredValue } from '../store/StoredValue';
 import { firstLine } from './describeFailure';
 import { TableLayout, type Cell, type Painted } from './formatTable';
 import { formatElapsed, formatTimestamp, NONE } from './formatTime';
 import type { Output } from './Output';
 import { paintStatus } from './Palette';
+import { IDEMPOTENCY_KEY_NOTE, type ShownRunWriter, type ShownStep } from './ShownRun';
 import { terminalSafe } from './terminalSafe';
 
-/** Writes `waymark show`: the run, then its steps page by page as they are read, then the end. */
-export interface ShownRunWriter {
-  begin(run: RunSummary, waitingReason: string | null): void;
-  steps(steps: readonly ShownStep[]): void;
-  end(): void;
-}
+const HEADERS = [
+  'SEQ',
+  'STEP',
+  'STATUS',
+  'ATTEMPTS',
+  'DURATION',
+  'IDEMPOTENCY KEY',
+  'OUTPUT',
+  'ERROR',
+];
 
-const KEY_NOTE =
-  'idempotency keys are the defaults (runId:seq); a step with @Idempotent({ key }) uses its own key, which the store does not keep';
-
-const HEADERS = ['SEQ', 'STEP', 'STATUS', 'ATTEMPTS', 'DURATION', 'IDEMPOTENCY KEY', 'ERROR'];
+/** Characters of a stored value (arguments, a step's output) shown; `--json` shows them whole. */
+const PREVIEW_CHARS = 60;
 
 /**
  * `waymark show` for people: the run's facts, then the step table, written as pages arrive
- * (columns widen when a later page has a wider cell). Stored text is made safe for the
- * terminal ({@link terminalSafe}) before it is coloured.
+ * (columns widen when a later page has a wider cell). Arguments and step outputs are shown
+ * as the start of their stored JSON (`--json` prints them whole). Stored text is made safe
+ * for the terminal ({@link terminalSafe}) before it is coloured.
  *
  * @example
  * ```ts
@@ -33,6 +37,7 @@ const HEADERS = ['SEQ', 'STEP', 'STATUS', 'ATTEMPTS', 'DURATION', 'IDEMPOTENCY K
  * ```
  */
 export class ShownRunPrinter implements ShownRunWriter {
+  readonly valueChars = PREVIEW_CHARS;
   private readonly table: TableLayout;
   private printed = 0;
 
@@ -40,9 +45,6 @@ export class ShownRunPrinter implements ShownRunWriter {
     const bold = output.paint.bold;
     this.table = new TableLayout(HEADERS.map((text): Painted => ({ text, paint: bold })));
   }
-
-  /** What the idempotency keys shown are; `--json` carries it too. */
-  static readonly keyNote = KEY_NOTE;
 
   begin(run: RunSummary, waitingReason: string | null): void {
     const { output } = this;
@@ -52,11 +54,13 @@ export class ShownRunPrinter implements ShownRunWriter {
       ['run', paint.bold(safe(run.runId))],
       ['workflow', safe(run.workflow)],
       ['version', safe(run.version ?? NONE)],
+      ['arguments', safe(run.args ? preview(run.args) : NONE)],
       ['status', paintStatus(paint, run.status)],
     ];
     if (waitingReason) fields.push(['waiting for', safe(waitingReason)]);
     if (run.wakeAt) fields.push(['deadline', formatTimestamp(run.wakeAt)]);
     if (run.parkedSeq !== null) fields.push(['parked at', `#${run.parkedSeq}`]);
+    if (run.parkedReason) fields.push(['parked because', safe(firstLine(run.parkedReason))]);
     fields.push(['owner', safe(run.owner ?? NONE)]);
     if (run.forkedFrom) {
       fields.push(['forked from', `${safe(run.forkedFrom)} at #${run.forkedSeq ?? '?'}`]);
@@ -80,6 +84,7 @@ export class ShownRunPrinter implements ShownRunWriter {
       String(step.attempts),
       formatElapsed(step.durationMs),
       step.idempotencyKey ?? NONE,
+      step.output ? preview(step.output) : '',
       errorCell(step),
     ]);
     for (const line of this.table.lines(rows, { header: this.printed === 0 })) {
@@ -94,14 +99,19 @@ export class ShownRunPrinter implements ShownRunWriter {
       return;
     }
     this.output.line();
-    this.output.line(this.output.paint.dim(KEY_NOTE));
+    this.output.line(this.output.paint.dim(IDEMPOTENCY_KEY_NOTE));
   }
 }
 
-function errorCell(step: StepRecord): string {
+function errorCell(step: Pick<StepRecord, 'error' | 'nextAttemptAt'>): string {
   if (!step.error) return '';
   const error = `${step.error.name}: ${firstLine(step.error.message)}`;
   return step.nextAttemptAt
     ? `${error} (next attempt ${formatTimestamp(step.nextAttemptAt)})`
     : error;
+}
+
+/** The start of a stored value, marked when there is more: `{"to":"ann@exa… (1234 chars)`. */
+function preview(value: StoredValue): string {
+  return value.truncated ? `${value.json}… (${value.length} chars)` : value.json;
 }

@@ -4,6 +4,7 @@ import type { RunSummary, StepRecord } from '../store/RunQueries';
 import { isTerminalStatus } from '../store/RunStatus';
 import {
   MAX_ERROR_TEXT,
+  MAX_VALUE_TEXT,
   parseCancelRequest,
   parseListQuery,
   parseSignalRequest,
@@ -26,12 +27,16 @@ export interface RunListResponse {
 export type RunOutcomeJson = { result: unknown } | { error: unknown };
 
 /**
- * `GET /api/runs/:id?from=&limit=`: the run, one page of its step history, and its outcome
- * once it has ended.
+ * `GET /api/runs/:id?from=&limit=`: the run (with why it is parked, and its arguments), one
+ * page of its step history (with each step's output), and its outcome once it has ended.
  */
 export interface RunDetailResponse {
+  /** With `args` and `parkedReason`; `args.json` cut at 1,000 characters. */
   run: RunSummary;
-  /** At most `limit` steps from seq `from`; error messages cut at 1,000 characters. */
+  /**
+   * At most `limit` steps from seq `from`; error messages and `output.json` cut at 1,000
+   * characters (`output.truncated`, `output.length` say how much there is).
+   */
   steps: StepRecord[];
   /** `from` of the next page; null when this page reached the end of the history. */
   nextFrom: number | null;
@@ -68,8 +73,8 @@ export class ConsoleApi {
   async show(runId: string, query: URLSearchParams): Promise<RunDetailResponse> {
     const page = parseStepsQuery(query);
     const handle = this.runtime.handle(runId);
-    const run = await handle.describe();
-    const steps = await handle.history(page);
+    const run = await handle.describe({ valueChars: MAX_VALUE_TEXT });
+    const steps = await handle.history({ ...page, valueChars: MAX_VALUE_TEXT });
     const outcome = isTerminalStatus(run.status) ? await outcomeOf(handle) : null;
     const last = steps[steps.length - 1];
     return {

@@ -34,6 +34,12 @@ export const MAX_STEPS_PAGE = 500;
 export const MAX_ERROR_TEXT = 1000;
 
 /**
+ * Stored values (a run's arguments, each step's output) are cut at this many characters:
+ * the page shows their start and expands to this much (`waymark show --json` prints them whole).
+ */
+export const MAX_VALUE_TEXT = 1000;
+
+/**
  * The filters of `GET /api/runs`: `status` (one or more, comma-separated or repeated),
  * `workflow`, `limit` (1 to 1000) and `cursor`; anything malformed is a 400.
  *

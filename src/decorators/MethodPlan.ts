@@ -17,6 +17,8 @@ export type WriterKind = 'plain' | 'transactional' | 'atMostOnce' | 'globalKey';
 export interface StepKey {
   readonly key: string;
   readonly global: boolean;
+  /** Whether `@Idempotent({ key })` gave it (stored with the step) or it is the default `runId:seq`. */
+  readonly custom: boolean;
 }
 
 /**
@@ -75,9 +77,9 @@ function compile(Class: AnyClass, policies: MethodPolicies): MethodPlan {
     retry: policies.retry,
     writer,
     keyOf(runId: string, seq: number, args: readonly unknown[]): StepKey {
-      if (!keyFn) return { key: `${runId}:${seq}`, global: false };
+      if (!keyFn) return { key: `${runId}:${seq}`, global: false, custom: false };
       const key = checkedKey(keyFn(...args), global, where);
-      return global ? { key, global } : { key: `${runId}:${key}`, global };
+      return { key: global ? key : `${runId}:${key}`, global, custom: true };
     },
   });
 }

@@ -3,12 +3,15 @@ import type { RunRow } from '../store/rows';
 import { summarize, type RunSummary, type StepRecord } from '../store/RunQueries';
 import type { HistoryPageOptions } from '../store/HistoryPages';
 import type { RunStatus } from '../store/RunStatus';
+import type { PendingSignal } from '../store/SignalStore';
+import { storedValue, valueCharsOption } from '../store/StoredValue';
 import { unwrapOutcome, type RunOutcome } from './execution/RunOutcome';
 
 /** What a handle reads a run through (given by its runtime). */
 export interface RunAccess {
   loadRun(runId: string): Promise<RunRow | undefined>;
   history(runId: string, page?: HistoryPageOptions): Promise<StepRecord[]>;
+  pendingSignals(runId: string, name?: string): Promise<PendingSignal[]>;
   /** Waits until the run ends, here or in any process. */
   awaitRun(runId: string): Promise<RunOutcome>;
 }
@@ -30,9 +33,28 @@ export class RunHandle<T = unknown> {
     private readonly access: RunAccess,
   ) {}
 
-  /** The run as stored now: status, owner, when a waiting run is due, where it is parked. */
-  async describe(): Promise<RunSummary> {
-    return summarize(await this.row());
+  /**
+   * The run as stored now: status, owner, when a waiting run is due, where it is parked and
+   * why, and its arguments (cut at `valueChars` characters, default 200; `Infinity` for all).
+   *
+   * @example
+   * ```ts
+   * const run = await runtime.handle('po-1234').describe();
+   * if (run.status === 'needs_attention') console.log(run.parkedReason, run.args?.json);
+   * ```
+   */
+  async describe(options: { valueChars?: number } = {}): Promise<RunSummary> {
+    const chars = valueCharsOption(options.valueChars, 'describe(): valueChars');
+    const row = await this.row();
+    return { ...summarize(row), args: storedValue(row.args, chars) };
+  }
+
+  /**
+   * Signals sent to this run (named `name`, when given) that no wait has taken yet, oldest
+   * first, at most 100: a run waiting for one of them resumes as soon as a worker takes it.
+   */
+  pendingSignals(name?: string): Promise<PendingSignal[]> {
+    return this.access.pendingSignals(this.runId, name);
   }
 
   /** The run's stored status now. */

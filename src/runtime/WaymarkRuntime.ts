@@ -53,6 +53,7 @@ export class WaymarkRuntime {
     this.access = {
       loadRun: (runId) => parts.store.loadRun(runId),
       history: (runId, page) => parts.queries.history(runId, page),
+      pendingSignals: (runId, name) => new SignalStore(parts.store).pending(runId, name),
       awaitRun: (runId) => parts.runs.awaitRun(runId),
     };
   }

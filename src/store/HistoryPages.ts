@@ -15,6 +15,11 @@ export interface HistoryPageOptions {
   limit?: number;
   /** `'asc'` (default): `seq` from `from` upwards. `'desc'`: from `from` downwards, latest first. */
   order?: 'asc' | 'desc';
+  /**
+   * Each completed step's `output` is cut at this many characters (default 200);
+   * `Infinity` gives whole values.
+   */
+  valueChars?: number;
 }
 
 /** Records in a history page when `limit` is not given. */
@@ -68,10 +73,11 @@ export async function readHistoryPage(
   const { records } = await store.exec(
     `read the history page of run "${runId}"`,
     numbered(
-      "SELECT 'step' AS kind, seq, name, status, output, attempts, started_at, finished_at, 0 AS attempt " +
+      "SELECT 'step' AS kind, seq, name, status, output, attempts, started_at, finished_at, idempotency_key, " +
+        '0 AS attempt ' +
         'FROM waymark_steps WHERE run_id = ? AND seq >= ? AND seq <= ? ' +
         "UNION ALL SELECT 'attempt' AS kind, seq, name, status, error AS output, 0 AS attempts, " +
-        'failed_at AS started_at, next_at AS finished_at, attempt FROM waymark_attempts ' +
+        'failed_at AS started_at, next_at AS finished_at, idempotency_key, attempt FROM waymark_attempts ' +
         'WHERE run_id = ? AND seq >= ? AND seq <= ? ORDER BY seq, attempt',
       pg,
     ),

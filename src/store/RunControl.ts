@@ -84,8 +84,8 @@ export class RunControl {
         );
       }
       const attempts = (await sql(
-        'SELECT seq, attempt, name, status, error AS output, failed_at AS started_at, next_at AS finished_at ' +
-          'FROM waymark_attempts WHERE run_id = ? AND seq = ? ORDER BY attempt',
+        'SELECT seq, attempt, name, status, error AS output, failed_at AS started_at, next_at AS finished_at, ' +
+          'idempotency_key FROM waymark_attempts WHERE run_id = ? AND seq = ? ORDER BY attempt',
         [runId, run.parkedSeq],
       )) as Array<Record<string, unknown>>;
       const rows = attempts.map((raw) => toAttemptRow(runId, raw));
@@ -104,8 +104,8 @@ export class RunControl {
         return this.takeOver(sql, run, claim);
       }
       await sql(
-        'INSERT INTO waymark_steps (run_id, seq, name, status, output, attempts, started_at, finished_at) ' +
-          "VALUES (?, ?, ?, 'completed', ?, ?, ?, ?)",
+        'INSERT INTO waymark_steps (run_id, seq, name, status, output, attempts, started_at, finished_at, ' +
+          "idempotency_key) VALUES (?, ?, ?, 'completed', ?, ?, ?, ?, ?)",
         [
           runId,
           run.parkedSeq,
@@ -114,6 +114,7 @@ export class RunControl {
           failures.length,
           failures[0]?.failedAt ?? claim.now,
           claim.now,
+          rows.at(-1)?.idempotencyKey ?? null,
         ],
       );
       return this.takeOver(sql, run, claim);
@@ -159,14 +160,16 @@ export class RunControl {
         throw error;
       }
       await sql(
-        'INSERT INTO waymark_steps (run_id, seq, name, status, output, attempts, started_at, finished_at) ' +
-          'SELECT ?, seq, name, status, output, attempts, started_at, finished_at FROM waymark_steps ' +
+        'INSERT INTO waymark_steps (run_id, seq, name, status, output, attempts, started_at, finished_at, ' +
+          'idempotency_key) SELECT ?, seq, name, status, output, attempts, started_at, finished_at, ' +
+          'idempotency_key FROM waymark_steps ' +
           "WHERE run_id = ? AND seq < ? AND status <> 'started'",
         [newRunId, runId, fromSeq],
       );
       await sql(
-        'INSERT INTO waymark_attempts (run_id, seq, attempt, name, status, error, failed_at, next_at) ' +
-          'SELECT ?, seq, attempt, name, status, error, failed_at, next_at FROM waymark_attempts WHERE run_id = ? AND seq < ?',
+        'INSERT INTO waymark_attempts (run_id, seq, attempt, name, status, error, failed_at, next_at, ' +
+          'idempotency_key) SELECT ?, seq, attempt, name, status, error, failed_at, next_at, idempotency_key ' +
+          'FROM waymark_attempts WHERE run_id = ? AND seq < ?',
         [newRunId, runId, fromSeq],
       );
     });
@@ -182,7 +185,8 @@ export class RunControl {
       }
       await sql(
         "UPDATE waymark_runs SET status = 'cancelled', error = ?, epoch = epoch + 1, owner = NULL, " +
-          `lease_expires_at = NULL, wake_at = NULL, parked_seq = NULL, updated_at = ? WHERE id = ? AND status IN ${ACTIVE}`,
+          `lease_expires_at = NULL, wake_at = NULL, parked_seq = NULL, parked_reason = NULL, updated_at = ? ` +
+          `WHERE id = ? AND status IN ${ACTIVE}`,
         [error, now, runId],
       );
       return run;
@@ -195,16 +199,16 @@ export class RunControl {
     now: number,
   ): Promise<number | null> {
     const [raw] = (await sql(
-      'SELECT seq, name, status, output, attempts, started_at, finished_at FROM waymark_steps ' +
-        'WHERE run_id = ? ORDER BY seq DESC LIMIT 1',
+      'SELECT seq, name, status, output, attempts, started_at, finished_at, idempotency_key ' +
+        'FROM waymark_steps WHERE run_id = ? ORDER BY seq DESC LIMIT 1',
       [run.id],
     )) as Array<Record<string, unknown>>;
     if (!raw) return null;
     const last = toStepRow(run.id, raw);
     if (last.status !== 'failed') return null;
     await sql(
-      'INSERT INTO waymark_attempts (run_id, seq, attempt, name, status, error, failed_at, next_at) ' +
-        "VALUES (?, ?, ?, ?, 'failed', ?, ?, NULL)",
+      'INSERT INTO waymark_attempts (run_id, seq, attempt, name, status, error, failed_at, next_at, ' +
+        "idempotency_key) VALUES (?, ?, ?, ?, 'failed', ?, ?, NULL, ?)",
       [
         run.id,
         last.seq,
@@ -212,6 +216,7 @@ export class RunControl {
         last.name,
         last.output,
         last.finishedAt ?? now,
+        last.idempotencyKey ?? null,
       ],
     );
     await sql('DELETE FROM waymark_steps WHERE run_id = ? AND seq = ?', [run.id, last.seq]);
@@ -243,6 +248,7 @@ export class RunControl {
     await sql(
       'UPDATE waymark_runs SET status = ?, owner = ?, lease_host = ?, lease_process = ?, claim_token = ?, ' +
         'epoch = epoch + 1, lease_expires_at = ?, wake_at = NULL, error = NULL, result = NULL, parked_seq = NULL, ' +
+        'parked_reason = NULL, ' +
         'updated_at = ? WHERE id = ? AND epoch = ?',
       [
         claim.holder ? 'running' : 'pending',

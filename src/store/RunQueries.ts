@@ -4,9 +4,11 @@ import type { Codec } from '../codec/Codec';
 import { readHistoryPage, type HistoryPageOptions } from './HistoryPages';
 import { assertRunId, assertText, MAX_RUN_ID_LENGTH } from './identifiers';
 import { numbered } from './statements';
+import { decodeCursor, encodeCursor } from './RunCursor';
 import { toRunRow, type RunRow } from './rows';
 import { RUN_STATUSES, type RunStatus } from './RunStatus';
 import type { RunHistory, RunStore } from './RunStore';
+import { storedValue, valueCharsOption, type StoredValue } from './StoredValue';
 
 /** One entry of a run's history, for people and tools. */
 export interface StepRecord {
@@ -25,6 +27,13 @@ export interface StepRecord {
   error?: { name: string; message: string; code?: string };
   /** For a retrying step: when its next attempt is due. */
   nextAttemptAt?: Date;
+  /**
+   * The key the step used when `@Idempotent({ key })` gave it one (absent for the default
+   * `runId:seq`, and for steps recorded before migration M0007).
+   */
+  idempotencyKey?: string;
+  /** For a completed step: its stored result, cut at `valueChars` (see {@link StoredValue}). */
+  output?: StoredValue;
 }
 
 /** A run as listed by {@link RunQueries.list}. */
@@ -39,6 +48,12 @@ export interface RunSummary {
   wakeAt: Date | null;
   /** For a parked run: the step it waits at. */
   parkedSeq: number | null;
+  /**
+   * For a `needs_attention` run: why it was parked, as `"<error name>: <message>"` (e.g. a
+   * `NonDeterminismError` after a deploy); null otherwise, and for runs parked before
+   * migration M0007.
+   */
+  parkedReason: string | null;
   /** What a waiting run waits for: `signal:<name>`, `sleep` or `retry`. */
   waitingFor: string | null;
   /** For a fork: the run it was copied from and the seq it diverged at. */
@@ -46,6 +61,8 @@ export interface RunSummary {
   forkedSeq: number | null;
   createdAt: Date;
   updatedAt: Date;
+  /** From `describe()` only (not `list()`): the run's arguments, cut at `valueChars`. */
+  args?: StoredValue;
 }
 
 /** Filters of `runtime.list()`. */
@@ -71,7 +88,7 @@ export interface RunPage {
 }
 
 const SUMMARY_COLUMNS =
-  'id, workflow, version, status, owner, parent_run_id, wake_at, parked_seq, waiting_for, forked_from, ' +
+  'id, workflow, version, status, owner, parent_run_id, wake_at, parked_seq, parked_reason, waiting_for, forked_from, ' +
   'forked_seq, created_at, updated_at';
 
 /** Read-only queries for operators: listing runs and reading a history. */
@@ -94,11 +111,12 @@ export class RunQueries {
       page === undefined ? this.store.loadHistory(runId) : readHistoryPage(this.store, runId, page),
     ]);
     if (!run) throw new RunNotFoundError(runId);
-    const records = this.records(history, run.parkedSeq);
+    const valueChars = valueCharsOption(page?.valueChars, 'history(): valueChars');
+    const records = this.records(history, run.parkedSeq, valueChars);
     return page?.order === 'desc' ? records.reverse() : records;
   }
 
-  private records(history: RunHistory, parkedSeq: number | null): StepRecord[] {
+  private records(history: RunHistory, parkedSeq: number | null, valueChars: number): StepRecord[] {
     const records = new Map<number, StepRecord>();
     for (const step of history.steps) {
       const record: StepRecord = {
@@ -110,8 +128,11 @@ export class RunQueries {
         finishedAt: step.finishedAt === null ? null : new Date(step.finishedAt),
         durationMs: step.finishedAt === null ? null : step.finishedAt - step.startedAt,
       };
+      if (step.idempotencyKey) record.idempotencyKey = step.idempotencyKey;
       if (step.status === 'failed') {
         record.error = this.errorSummary(step.output, `step #${step.seq} error`);
+      } else if (step.status === 'completed' && step.output !== null) {
+        record.output = storedValue(step.output, valueChars);
       }
       records.set(step.seq, record);
     }
@@ -131,6 +152,7 @@ export class RunQueries {
           `attempt ${attempt.attempt} of step #${attempt.seq} error`,
         ),
         ...(attempt.nextAt === null ? {} : { nextAttemptAt: new Date(attempt.nextAt) }),
+        ...(attempt.idempotencyKey ? { idempotencyKey: attempt.idempotencyKey } : {}),
       });
     }
     return [...records.values()].sort((a, b) => a.seq - b.seq);
@@ -222,6 +244,7 @@ export function summarize(row: RunRow): RunSummary {
     parentRunId: row.parentRunId,
     wakeAt: row.wakeAt === null ? null : new Date(row.wakeAt),
     parkedSeq: row.parkedSeq,
+    parkedReason: row.parkedReason,
     waitingFor: row.waitingFor,
     forkedFrom: row.forkedFrom,
     forkedSeq: row.forkedSeq,
@@ -243,33 +266,4 @@ function waitingForCondition(waitingFor: unknown): string {
         `must be 'signal', 'sleep' or 'retry', got ${String(waitingFor)}`,
       );
   }
-}
-
-function encodeCursor(row: RunRow): string {
-  return Buffer.from(JSON.stringify([row.createdAt, row.id])).toString('base64url');
-}
-
-/**
- * A cursor is base64url JSON `[createdAt, id]`. Anything else — also a hand-made one whose
- * time is not a whole number of milliseconds a `BIGINT` holds (`1.5`, `1e20`, `1e400`) or
- * whose id no run could have — is refused before it reaches the database.
- */
-function decodeCursor(cursor: unknown): { createdAt: number; id: string } {
-  // A real cursor is under 2.1 KB even for 255 control characters, each escaped as \u00XX.
-  if (typeof cursor === 'string' && cursor.length <= 4096) {
-    try {
-      const decoded: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-      if (Array.isArray(decoded) && decoded.length === 2) {
-        const [createdAt, id] = decoded as [unknown, unknown];
-        assertRunId(id, 'list(): cursor');
-        if (Number.isSafeInteger(createdAt) && (createdAt as number) >= 0) {
-          return { createdAt: createdAt as number, id };
-        }
-      }
-    } catch {
-      // fall through to the error below
-    }
-  }
-  const shown = typeof cursor === 'string' ? JSON.stringify(cursor.slice(0, 80)) : typeof cursor;
-  throw new InvalidArgumentError('list(): cursor', `${shown} is not one returned by list()`);
 }

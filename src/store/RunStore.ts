@@ -24,6 +24,8 @@ export interface RunFinish {
   status: Extract<RunStatus, 'completed' | 'failed' | 'needs_attention'>;
   result: string | null;
   error: string | null;
+  /** For `needs_attention`: why, in plain text (see `reasonText`); null otherwise. */
+  parkedReason: string | null;
 }
 
 /**
@@ -120,6 +122,7 @@ export class RunStore {
           step.attempts,
           step.startedAt,
           step.finishedAt,
+          step.idempotencyKey ?? null,
           step.runId,
           epoch,
         ],
@@ -138,6 +141,7 @@ export class RunStore {
       finish.status,
       finish.result,
       finish.error,
+      finish.parkedReason,
       now,
       runId,
       epoch,
@@ -158,6 +162,7 @@ export class RunStore {
         attempt.error,
         attempt.failedAt,
         attempt.nextAt,
+        attempt.idempotencyKey ?? null,
         attempt.runId,
         epoch,
       ],
@@ -189,10 +194,12 @@ export class RunStore {
     epoch: number,
     seq: number,
     error: string,
+    reason: string,
     now: number,
   ): Promise<void> {
     const { affected } = await this.exec(`park run "${runId}"`, this.sql.parkRun, [
       error,
+      reason,
       seq,
       now,
       runId,

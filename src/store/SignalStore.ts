@@ -7,6 +7,15 @@ import type { RunStore } from './RunStore';
 import { numbered } from './statements';
 import { assertRunId, assertSignalName } from './identifiers';
 
+/** A signal sent to a run that no wait has taken yet. */
+export interface PendingSignal {
+  name: string;
+  sentAt: Date;
+}
+
+/** The most pending signals {@link SignalStore.pending} reads. */
+const MAX_PENDING = 100;
+
 /**
  * Signals to runs, each stored in the same transaction that checks the run (so none is
  * lost, and none is accepted for a run that ended), kept in order, and each consumed by
@@ -39,6 +48,27 @@ export class SignalStore {
         [now, now, runId, `signal:${name}`],
       );
     });
+  }
+
+  /**
+   * Signals sent to `runId` (named `name`, when given) that no wait has taken yet, oldest
+   * first; at most 100.
+   */
+  async pending(runId: string, name?: string): Promise<PendingSignal[]> {
+    assertRunId(runId, 'pendingSignals(): runId');
+    if (name !== undefined) assertSignalName(name, 'pendingSignals(): name');
+    const { records } = await this.store.exec(
+      `read the pending signals of run "${runId}"`,
+      this.sql(
+        'SELECT name, created_at FROM waymark_signals WHERE run_id = ? AND consumed_seq IS NULL' +
+          `${name === undefined ? '' : ' AND name = ?'} ORDER BY id LIMIT ${MAX_PENDING}`,
+      ),
+      name === undefined ? [runId] : [runId, name],
+    );
+    return (records as Array<Record<string, unknown>>).map((raw) => ({
+      name: String(raw.name),
+      sentAt: new Date(Number(raw.created_at)),
+    }));
   }
 
   /**

@@ -3,6 +3,8 @@ export { waymarkMigrations } from './migrations';
 export { Migrator, type MigratorOptions } from './Migrator';
 export type { ListRunsOptions, RunPage, RunSummary, StepRecord } from './RunQueries';
 export * from './RunStatus';
+export type { PendingSignal } from './SignalStore';
+export { DEFAULT_VALUE_CHARS, type StoredValue } from './StoredValue';
 export {
   assertRunId,
   assertSignalName,

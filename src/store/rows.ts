@@ -16,6 +16,8 @@ export interface RunRow {
   parentRunId: string | null;
   /** The step a `needs_attention` run is parked at, for `retry()` and `resolveStep()`. */
   parkedSeq: number | null;
+  /** Why a `needs_attention` run was parked: the error's name and message, in plain text. */
+  parkedReason: string | null;
   /** What a `waiting` run waits for: `signal:<name>`, `sleep` or `retry`. */
   waitingFor: string | null;
   /** For a fork: the run it was copied from, and the seq it diverges at. */
@@ -45,6 +47,8 @@ export interface StepRow {
   attempts: number;
   startedAt: number;
   finishedAt: number | null;
+  /** The key of a step with `@Idempotent({ key })`; null (or absent) for the default `runId:seq`. */
+  idempotencyKey?: string | null;
 }
 
 /**
@@ -63,6 +67,8 @@ export interface AttemptRow {
   failedAt: number;
   /** When the next attempt is due; null when none is scheduled (parked, or a reset). */
   nextAt: number | null;
+  /** As {@link StepRow.idempotencyKey}. */
+  idempotencyKey?: string | null;
 }
 
 type Raw = Record<string, unknown>;
@@ -93,6 +99,7 @@ export function toRunRow(raw: Raw): RunRow {
     wakeAt: numOrNull(raw.wake_at),
     parentRunId: strOrNull(raw.parent_run_id),
     parkedSeq: numOrNull(raw.parked_seq),
+    parkedReason: strOrNull(raw.parked_reason),
     waitingFor: strOrNull(raw.waiting_for),
     forkedFrom: strOrNull(raw.forked_from),
     forkedSeq: numOrNull(raw.forked_seq),
@@ -115,6 +122,7 @@ export function toStepRow(runId: string, raw: Raw): StepRow {
     attempts: num(raw.attempts),
     startedAt: num(raw.started_at),
     finishedAt: numOrNull(raw.finished_at),
+    idempotencyKey: strOrNull(raw.idempotency_key),
   };
 }
 
@@ -129,5 +137,6 @@ export function toAttemptRow(runId: string, raw: Raw): AttemptRow {
     error: strOrNull(raw.output),
     failedAt: num(raw.started_at),
     nextAt: numOrNull(raw.finished_at),
+    idempotencyKey: strOrNull(raw.idempotency_key),
   };
 }

@@ -4,8 +4,9 @@ const INSERTED_RUN_COLUMNS =
   'id, workflow, version, status, args, result, error, owner, epoch, lease_expires_at, ' +
   'wake_at, parent_run_id, lease_host, lease_process, claim_token, created_at, updated_at';
 /** Every column of a run row. */
-export const RUN_COLUMNS = `${INSERTED_RUN_COLUMNS}, parked_seq, waiting_for, forked_from, forked_seq`;
-const STEP_COLUMNS = 'seq, name, status, output, attempts, started_at, finished_at';
+export const RUN_COLUMNS = `${INSERTED_RUN_COLUMNS}, parked_seq, parked_reason, waiting_for, forked_from, forked_seq`;
+const STEP_COLUMNS =
+  'seq, name, status, output, attempts, started_at, finished_at, idempotency_key';
 
 /**
  * Every SQL statement on the hot path, written once with `?` placeholders and adapted to
@@ -23,7 +24,7 @@ export function statementsFor(dialect: DialectName) {
     ),
     selectRun: numbered(`SELECT ${RUN_COLUMNS} FROM waymark_runs WHERE id = ?`, pg),
     finishRun: numbered(
-      `UPDATE waymark_runs SET status = ?, result = ?, error = ?, owner = NULL, ` +
+      `UPDATE waymark_runs SET status = ?, result = ?, error = ?, parked_reason = ?, owner = NULL, ` +
         `lease_expires_at = NULL, updated_at = ? WHERE id = ? AND epoch = ?`,
       pg,
     ),
@@ -31,7 +32,8 @@ export function statementsFor(dialect: DialectName) {
     selectHistory: numbered(
       `SELECT 'step' AS kind, ${STEP_COLUMNS}, 0 AS attempt FROM waymark_steps WHERE run_id = ? ` +
         "UNION ALL SELECT 'attempt' AS kind, seq, name, status, error AS output, 0 AS attempts, " +
-        'failed_at AS started_at, next_at AS finished_at, attempt FROM waymark_attempts WHERE run_id = ? ' +
+        'failed_at AS started_at, next_at AS finished_at, idempotency_key, attempt ' +
+        'FROM waymark_attempts WHERE run_id = ? ' +
         'ORDER BY seq, attempt',
       pg,
     ),
@@ -41,16 +43,18 @@ export function statementsFor(dialect: DialectName) {
     ),
     // The epoch condition fences a process that lost the run: its write inserts nothing.
     insertStep: numbered(
-      'INSERT INTO waymark_steps (run_id, seq, name, status, output, attempts, started_at, finished_at) ' +
+      'INSERT INTO waymark_steps (run_id, seq, name, status, output, attempts, started_at, finished_at, ' +
+        'idempotency_key) ' +
         `SELECT id, ${typed('integer')}, ${typed('varchar')}, ${typed('varchar')}, ${typed('text')}, ` +
-        `${typed('integer')}, ${typed('bigint')}, ${typed('bigint')} ` +
+        `${typed('integer')}, ${typed('bigint')}, ${typed('bigint')}, ${typed('text')} ` +
         `FROM waymark_runs WHERE id = ? AND epoch = ?${lockShared}`,
       pg,
     ),
     insertAttempt: numbered(
-      'INSERT INTO waymark_attempts (run_id, seq, attempt, name, status, error, failed_at, next_at) ' +
+      'INSERT INTO waymark_attempts (run_id, seq, attempt, name, status, error, failed_at, next_at, ' +
+        'idempotency_key) ' +
         `SELECT id, ${typed('integer')}, ${typed('integer')}, ${typed('varchar')}, ${typed('varchar')}, ${typed('text')}, ` +
-        `${typed('bigint')}, ${typed('bigint')} FROM waymark_runs WHERE id = ? AND epoch = ?${lockShared}`,
+        `${typed('bigint')}, ${typed('bigint')}, ${typed('text')} FROM waymark_runs WHERE id = ? AND epoch = ?${lockShared}`,
       pg,
     ),
     // Records how an at-most-once step ended, over its intent marker; fenced like an insert.
@@ -67,7 +71,8 @@ export function statementsFor(dialect: DialectName) {
       pg,
     ),
     parkRun: numbered(
-      "UPDATE waymark_runs SET status = 'needs_attention', error = ?, parked_seq = ?, owner = NULL, " +
+      "UPDATE waymark_runs SET status = 'needs_attention', error = ?, parked_reason = ?, parked_seq = ?, " +
+        'owner = NULL, ' +
         'lease_expires_at = NULL, updated_at = ? WHERE id = ? AND epoch = ?',
       pg,
     ),

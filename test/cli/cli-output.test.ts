@@ -83,7 +83,7 @@ describe('waymark CLI output on a terminal', () => {
     };
     expect(shown.steps.map((step) => step.seq)).toEqual([...Array(2_500).keys()]);
     expect(shown.steps[1_234]).toMatchObject({ idempotencyKey: 'paged:1234', status: 'completed' });
-    expect(shown.idempotencyKeyNote).toContain('idempotency keys are the defaults');
+    expect(shown.idempotencyKeyNote).toContain('else the default runId:seq');
   });
 
   it('refuses a malformed run id before it opens the database (exit 2)', async () => {

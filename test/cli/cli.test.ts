@@ -310,20 +310,37 @@ describe.each<Backend>(['sqlite-file', 'mariadb'])('waymark CLI on %s', (backend
     );
     expect(approval.stdout).toMatch(/^deadline\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ$/m);
     expect(approval.stdout).toMatch(
-      /^SEQ\s+STEP\s+STATUS\s+ATTEMPTS\s+DURATION\s+IDEMPOTENCY KEY\s+ERROR$/m,
+      /^SEQ\s+STEP\s+STATUS\s+ATTEMPTS\s+DURATION\s+IDEMPOTENCY KEY\s+OUTPUT\s+ERROR$/m,
     );
+    expect(approval.stdout).toMatch(new RegExp(`^arguments\\s+\\["${s}"\\]$`, 'm'));
     expect(approval.stdout).toMatch(
-      new RegExp(`^0\\s+draft\\s+completed\\s+1\\s+\\d+ms\\s+${ids.approval}:0$`, 'm'),
+      new RegExp(
+        `^0\\s+draft\\s+completed\\s+1\\s+\\d+ms\\s+${ids.approval}:0\\s+"draft ${s}"$`,
+        'm',
+      ),
     );
     expect(approval.stdout).toMatch(/^1\s+signal:approval\s+started\s+1\s+—\s+—$/m);
-    expect(approval.stdout).toContain('a step with @Idempotent({ key }) uses its own key');
+    expect(approval.stdout).toContain('their own from @Idempotent({ key }), else the default');
 
     expect(parked.code).toBe(0);
     expect(json<Record<string, unknown>>(parked)).toMatchObject({
-      run: { runId: ids.resolve, status: 'needs_attention', parkedSeq: 1, owner: null },
+      run: {
+        runId: ids.resolve,
+        args: [`${s}a`],
+        status: 'needs_attention',
+        parkedSeq: 1,
+        parkedReason: expect.stringMatching(/^RetriesExhaustedError \[\w+\]: .*book-carrier/),
+        owner: null,
+      },
       waitingReason: expect.stringContaining('step #1 book-carrier is parked'),
       steps: [
-        { seq: 0, name: 'draft', status: 'completed', idempotencyKey: `${ids.resolve}:0` },
+        {
+          seq: 0,
+          name: 'draft',
+          status: 'completed',
+          idempotencyKey: `${ids.resolve}:0`,
+          output: `draft ${s}a`,
+        },
         {
           seq: 1,
           name: 'book-carrier',
@@ -335,9 +352,12 @@ describe.each<Backend>(['sqlite-file', 'mariadb'])('waymark CLI on %s', (backend
       ],
     });
 
-    // The error's first line only.
+    // The key @Idempotent gave the step; the error's first line only.
     expect(failed.stdout).toMatch(
-      /^1\s+submit\s+failed\s+1\s+\S+\s+\S+\s+Error: card declined for \S+$/m,
+      new RegExp(
+        `^1\\s+submit\\s+failed\\s+1\\s+\\S+\\s+charge-${s}\\s+Error: card declined for \\S+$`,
+        'm',
+      ),
     );
     expect(failed.stdout).not.toContain('at the gateway');
 

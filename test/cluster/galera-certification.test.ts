@@ -44,6 +44,7 @@ function pendingRun(id: string, now: number): RunRow {
     wakeAt: null,
     parentRunId: null,
     parkedSeq: null,
+    parkedReason: null,
     waitingFor: null,
     forkedFrom: null,
     forkedSeq: null,

@@ -12,6 +12,7 @@ import {
   type RunListResponse,
   type RunningConsole,
 } from '../../src/console';
+import { CliOrders } from '../cli/fixtures/CliOrders';
 import { ConsoleShop, MARKUP_ERROR, SCRIPT_PAYLOAD } from './fixtures/ConsoleShop';
 import { seedHistory } from '../support/seedHistory';
 import { openRuntime, seedRuns, waitForStatus, type SeededRuns } from './support/seedRuns';
@@ -400,6 +401,40 @@ describe('a long history in the console', () => {
     });
     const shown = await call<RunDetailResponse>('GET', 'api/runs/console-long-errors');
     expect(shown.body.steps[1].error!.message).toBe(`${'x'.repeat(1000)}… (4000 more characters)`);
+  });
+
+  it('shows each step’s output and the run’s arguments, long ones cut at 1,000 characters', async () => {
+    await seedHistory(runtime.dataSource, {
+      runId: 'console-long-outputs',
+      steps: 2,
+      outputBytes: 5000,
+    });
+    const [seeded, completed] = await Promise.all([
+      call<RunDetailResponse>('GET', 'api/runs/console-long-outputs'),
+      call<RunDetailResponse>('GET', `api/runs/${runs.completed}`),
+    ]);
+    expect(seeded.body.run.args).toEqual({ json: '[]', truncated: false, length: 2 });
+    expect(seeded.body.steps[0].output).toEqual({
+      json: `"${'0'.repeat(999)}`,
+      truncated: true,
+      length: 5000,
+    });
+    const { output } = completed.body.steps[0];
+    expect(output?.truncated).toBe(false);
+    expect(JSON.parse(output!.json)).toEqual(expect.any(Array));
+    expect(completed.body.run.parkedReason).toBeNull();
+  });
+
+  it('says why a run is parked', async () => {
+    await expect(runtime.run(CliOrders, 'ship', ['console'])).rejects.toThrow();
+    const parked = await call<RunDetailResponse>('GET', 'api/runs/ship-console');
+    expect(parked.body.run).toMatchObject({
+      status: 'needs_attention',
+      parkedSeq: 1,
+      parkedReason: expect.stringMatching(
+        /^RetriesExhaustedError \[\w+\]: .*book-carrier.*carrier unavailable for console/,
+      ),
+    });
   });
 
   it('lists the runs waiting for a signal, for the approvals panel, page by page', async () => {

@@ -195,6 +195,30 @@ describe('the web console in Chromium', () => {
     ]);
   });
 
+  it('shows each step’s output as text, a long one expandable, and the run’s arguments', async () => {
+    await openTimeline(runs.markup);
+    const cell = page.locator('#steps-body tr[data-seq="0"] td.output');
+    await cell.waitFor();
+    expect(await cell.textContent()).toBe(JSON.stringify(SCRIPT_PAYLOAD));
+    expect(await page.textContent('#run-facts')).toContain('arguments["b1"]');
+
+    await seedHistory(runtime.dataSource, {
+      runId: 'browser-long-output',
+      steps: 1,
+      outputBytes: 3000,
+    });
+    await openTimeline('browser-long-output');
+    const long = page.locator('#steps-body tr[data-seq="0"] td.output details');
+    await long.waitFor();
+    expect(await long.locator('pre').isVisible()).toBe(false);
+    await long.locator('summary').click();
+    await long.locator('pre').waitFor({ state: 'visible' });
+    expect(await long.locator('pre').textContent()).toMatch(
+      /^"0{999}\u2026\n\(2000 more characters: waymark show <run> --json prints it whole\)$/,
+    );
+    expect(await page.evaluate('typeof window.__pwned')).toBe('undefined');
+  });
+
   it('cancels a run from its detail, after a second click', async () => {
     const doomed = await runtime.start(ConsoleShop, 'approve', ['b2']);
     await waitForStatus(runtime, doomed.runId, 'waiting');

@@ -4,31 +4,19 @@ import { assertRunId } from '../../store/identifiers';
 import type { RunSummary, StepRecord } from '../../store/RunQueries';
 import { databaseUrlOf, type CliContext } from '../CliContext';
 import { withRuntime } from '../openRuntime';
-import { ShownRunPrinter, type ShownRunWriter } from '../ShownRunPrinter';
+import type { ShownRunWriter, ShownStep } from '../ShownRun';
+import { ShownRunPrinter } from '../ShownRunPrinter';
 import { ShownRunJson } from '../ShownRunJson';
 import { formatRelative } from '../formatTime';
-
-/** A step of `waymark show --json`: the stored record and its default idempotency key. */
-export interface ShownStep extends StepRecord {
-  /** `${runId}:${seq}`; null for waits (signals, timers), which have none. */
-  idempotencyKey: string | null;
-}
-
-/** `waymark show --json`. */
-export interface ShownRun {
-  run: RunSummary;
-  /** Why the run is not moving, in words; null while it runs or once it ended. */
-  waitingReason: string | null;
-  steps: ShownStep[];
-  idempotencyKeyNote: string;
-}
 
 /** Steps read and printed at a time: memory stays bounded however long the history is. */
 const PAGE = 1000;
 
 /**
- * `waymark show <runId>`: the run (status, owner, what it waits for and until when, where it
- * is parked) and its step timeline, every step, read and printed a page at a time.
+ * `waymark show <runId>`: the run (arguments, status, owner, what it waits for and until when,
+ * where it is parked and why) and its step timeline with each step's output and idempotency
+ * key, every step, read and printed a page at a time. Values are cut for people, whole with
+ * `--json`.
  *
  * @example
  * ```sh
@@ -41,19 +29,23 @@ export function registerShowCommand(program: Command, cli: CliContext): void {
     .command('show')
     .description('show a run and its step timeline')
     .argument('<runId>', 'the run')
-    .option('--json', 'print one JSON object { run, waitingReason, steps } for scripts')
+    .option(
+      '--json',
+      'print one JSON object { run, waitingReason, steps } for scripts, with whole arguments and outputs',
+    )
     .action(async (runId: string, options: { json?: boolean }, command: Command) => {
       assertRunId(runId, 'the run id');
       const url = databaseUrlOf(command, cli.env);
       await withRuntime(url, cli.output, async (runtime) => {
-        const run = await runtime.handle(runId).describe();
-        const reason = await waitingReason(runtime, run, new Date());
         const writer: ShownRunWriter = options.json
           ? new ShownRunJson(cli.output)
           : new ShownRunPrinter(cli.output);
+        const { valueChars } = writer;
+        const run = await runtime.handle(runId).describe({ valueChars });
+        const reason = await waitingReason(runtime, run, new Date());
         writer.begin(run, reason);
         for (let from = 0; !cli.output.closed;) {
-          const page = await runtime.history(runId, { from, limit: PAGE });
+          const page = await runtime.history(runId, { from, limit: PAGE, valueChars });
           writer.steps(page.map((step) => shownStep(run, step)));
           if (page.length < PAGE) break;
           from = page[page.length - 1].seq + 1;
@@ -64,7 +56,8 @@ export function registerShowCommand(program: Command, cli: CliContext): void {
 }
 
 function shownStep(run: RunSummary, step: StepRecord): ShownStep {
-  return { ...step, idempotencyKey: isWait(step.name) ? null : `${run.runId}:${step.seq}` };
+  const key = isWait(step.name) ? null : (step.idempotencyKey ?? `${run.runId}:${step.seq}`);
+  return { ...step, idempotencyKey: key };
 }
 
 /** Waits are recorded in the history like steps; they call nothing, so they have no key. */
@@ -95,10 +88,7 @@ async function waitingReason(
     }
     case 'waiting': {
       const waitingFor = run.waitingFor ?? '';
-      if (waitingFor.startsWith('signal:')) {
-        const deadline = run.wakeAt ? `, or its timeout${due}` : ', no timeout';
-        return `signal "${waitingFor.slice('signal:'.length)}"${deadline}`;
-      }
+      if (waitingFor.startsWith('signal:')) return signalReason(runtime, run, now);
       if (waitingFor === 'sleep') return `a timer${due}`;
       const latest = await runtime.history(run.runId, { order: 'desc', limit: RETRY_LOOKBACK });
       const retrying = latest.filter((step) => step.status === 'retrying').at(-1);
@@ -108,4 +98,24 @@ async function waitingReason(
     default:
       return null;
   }
+}
+
+/**
+ * A run waiting for a signal: still waiting, or — the signal arrived, or its timeout passed —
+ * due to resume as soon as a worker takes it.
+ */
+async function signalReason(runtime: WaymarkRuntime, run: RunSummary, now: Date): Promise<string> {
+  const name = (run.waitingFor ?? '').slice('signal:'.length);
+  const [arrived] = await runtime.handle(run.runId).pendingSignals(name);
+  if (arrived) {
+    const when =
+      now.getTime() - arrived.sentAt.getTime() < 1000
+        ? 'just now'
+        : formatRelative(arrived.sentAt, now);
+    return `a worker to resume it: signal "${name}" was delivered ${when}`;
+  }
+  if (!run.wakeAt) return `signal "${name}", no timeout`;
+  const due = formatRelative(run.wakeAt, now);
+  if (run.wakeAt > now) return `signal "${name}", or its timeout (due ${due})`;
+  return `a worker to resume it: signal "${name}" timed out ${due}`;
 }

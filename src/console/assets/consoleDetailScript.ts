@@ -47,6 +47,14 @@ export const CONSOLE_DETAIL_SCRIPT = String.raw`'use strict';
       return value === null || value === undefined || value === '' ? [] : [element('dt', { text: name }), element('dd', { text: value })];
     }
 
+    /** The arguments' node is kept across polls while they read the same, so it stays open. */
+    function argumentsFact(stored) {
+      if (!stored) return [];
+      var key = state.runId + '\n' + JSON.stringify(stored);
+      if (!state.args || state.args.key !== key) state.args = { key: key, node: dom.value(stored) };
+      return [element('dt', { text: 'arguments' }), element('dd', {}, [state.args.node])];
+    }
+
     function stepRow(step) {
       return element('tr', { data: { seq: step.seq, status: step.status } }, [
         element('td', { text: step.seq }),
@@ -54,6 +62,7 @@ export const CONSOLE_DETAIL_SCRIPT = String.raw`'use strict';
         element('td', {}, [dom.badge(step.status)]),
         element('td', { text: step.attempts > 1 ? '\u00d7' + step.attempts + ' (' + (step.attempts - 1) + ' retried)' : '1' }),
         element('td', { text: step.durationMs === null ? '' : dom.formatMs(step.durationMs) }),
+        element('td', { className: 'output' }, [dom.value(step.output)]),
         element('td', { className: 'error', text: step.error ? step.error.name + ': ' + step.error.message : '' }),
       ]);
     }
@@ -87,9 +96,11 @@ export const CONSOLE_DETAIL_SCRIPT = String.raw`'use strict';
         fact('run', run.runId),
         fact('workflow', run.workflow + (run.version ? ' v' + run.version : '')),
         fact('status', run.status),
+        argumentsFact(run.args),
         fact('waiting for', run.waitingFor),
         fact('due', dom.formatTime(run.wakeAt)),
         fact('parked at', run.parkedSeq === null ? null : '#' + run.parkedSeq),
+        fact('parked because', run.parkedReason),
         fact('forked from', run.forkedFrom ? run.forkedFrom + ' at #' + run.forkedSeq : null),
         fact('started', dom.formatTime(run.createdAt)),
         fact('updated', dom.formatTime(run.updatedAt))

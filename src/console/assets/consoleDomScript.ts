@@ -1,7 +1,8 @@
 /**
  * `dom.js`: what the other console scripts share, `window.WaymarkDom`: building elements
- * whose text is set with `textContent` (never parsed as markup), status badges, and how
- * times and durations read. Plain browser JavaScript, no build step.
+ * whose text is set with `textContent` (never parsed as markup), status badges, stored values
+ * (short ones inline, long ones expandable), and how times and durations read. Plain browser
+ * JavaScript, no build step.
  */
 export const CONSOLE_DOM_SCRIPT = String.raw`'use strict';
 (function () {
@@ -32,11 +33,39 @@ export const CONSOLE_DOM_SCRIPT = String.raw`'use strict';
     return Math.floor(ms / 86400000) + 'd ' + Math.round((ms % 86400000) / 3600000) + 'h';
   }
 
+  var SHORT_VALUE = 80;
+
+  /**
+   * A stored value ({ json, truncated, length } from the API) as text: inline when short,
+   * else its start, expanding (a details element) to all the page has — pretty-printed when
+   * whole, with how much more there is when cut.
+   */
+  function value(stored) {
+    if (!stored) return element('span');
+    if (!stored.truncated && stored.json.length <= SHORT_VALUE) {
+      return element('span', { className: 'value', text: stored.json });
+    }
+    var full = stored.json;
+    if (stored.truncated) {
+      full += '\u2026\n(' + (stored.length - stored.json.length) + ' more characters: waymark show <run> --json prints it whole)';
+    } else {
+      try {
+        full = JSON.stringify(JSON.parse(stored.json), null, 2);
+      } catch (error) {
+        full = stored.json;
+      }
+    }
+    return element('details', { className: 'value' }, [
+      element('summary', { text: stored.json.slice(0, SHORT_VALUE) + '\u2026' }),
+      element('pre', { text: full }),
+    ]);
+  }
+
   /** UTC to the second, as the CLI prints it: 2026-05-01 12:00:00Z. */
   function formatTime(iso) {
     return iso ? new Date(iso).toISOString().slice(0, 19).replace('T', ' ') + 'Z' : '';
   }
 
-  window.WaymarkDom = { element: element, badge: badge, formatMs: formatMs, formatTime: formatTime };
+  window.WaymarkDom = { element: element, badge: badge, value: value, formatMs: formatMs, formatTime: formatTime };
 })();
 `;

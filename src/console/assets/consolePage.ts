@@ -68,7 +68,7 @@ export const CONSOLE_PAGE = `<!doctype html>
           <div id="legend" class="legend"></div>
           <table class="steps">
             <thead>
-              <tr><th>#</th><th>step</th><th>status</th><th>attempts</th><th>duration</th><th>error</th></tr>
+              <tr><th>#</th><th>step</th><th>status</th><th>attempts</th><th>duration</th><th>output</th><th>error</th></tr>
             </thead>
             <tbody id="steps-body"></tbody>
           </table>

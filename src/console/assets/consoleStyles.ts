@@ -97,5 +97,9 @@ ul.waiting .actions { display: flex; gap: 8px; align-items: center; }
 pre.outcome { background: var(--paper); border: 1px solid var(--line); border-radius: 6px; padding: 8px 10px; white-space: pre-wrap; word-break: break-word; max-height: 240px; overflow: auto; }
 h3 { font-size: 13px; margin: 14px 0 6px; }
 td.error { color: var(--failed); word-break: break-word; }
+details.value summary { cursor: pointer; font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12.5px; overflow-wrap: anywhere; }
+details.value[open] summary { color: var(--muted, #666); }
+details.value pre { margin: 4px 0 0; padding: 6px 8px; background: var(--paper); border: 1px solid var(--line); border-radius: 6px; white-space: pre-wrap; word-break: break-word; max-height: 240px; overflow: auto; }
+span.value, dd.value { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12.5px; overflow-wrap: anywhere; }
 @media (max-width: 900px) { main { grid-template-columns: 1fr; } }
 `;

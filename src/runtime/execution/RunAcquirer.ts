@@ -152,6 +152,7 @@ export function newRunRow(
     wakeAt: null,
     parentRunId,
     parkedSeq: null,
+    parkedReason: null,
     waitingFor: null,
     forkedFrom: null,
     forkedSeq: null,

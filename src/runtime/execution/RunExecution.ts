@@ -1,6 +1,7 @@
 import type { Codec } from '../../codec/Codec';
 import { encodeError } from '../../codec/errorSnapshot';
 import { isLeaseLostError } from '../../errors/LeaseLostError';
+import { reasonText } from '../../errors/reasonText';
 import { isSerializationError } from '../../errors/SerializationError';
 import type { Clock } from '../../ground/Clock';
 import type { Lifecycle } from '../../ground/Lifecycle';
@@ -87,7 +88,12 @@ export class RunExecution {
     if (run.halted) {
       const { error } = run.halted;
       return {
-        finish: { status: 'needs_attention', result: null, error: encodeError(codec, error) },
+        finish: {
+          status: 'needs_attention',
+          result: null,
+          error: encodeError(codec, error),
+          parkedReason: reasonText(error),
+        },
         outcome: { status: 'needs_attention', error },
       };
     }
@@ -95,7 +101,7 @@ export class RunExecution {
       try {
         const result = codec.encode(settled.value, 'result');
         return {
-          finish: { status: 'completed', result, error: null },
+          finish: { status: 'completed', result, error: null, parkedReason: null },
           outcome: { status: 'completed', result: settled.value },
         };
       } catch (error) {
@@ -104,7 +110,12 @@ export class RunExecution {
       }
     }
     return {
-      finish: { status: 'failed', result: null, error: encodeError(codec, settled.error) },
+      finish: {
+        status: 'failed',
+        result: null,
+        error: encodeError(codec, settled.error),
+        parkedReason: null,
+      },
       outcome: { status: 'failed', error: settled.error },
     };
   }

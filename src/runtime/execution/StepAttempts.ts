@@ -17,6 +17,8 @@ export interface AttemptPlan {
   readonly point: StepHookPoint;
   readonly policy: ResolvedRetryPolicy | undefined;
   readonly timeoutMs: number | undefined;
+  /** The step's own idempotency key, stored with each failed attempt; null for the default. */
+  readonly storedKey: string | null;
   /** Runs the body once, in the step's scope, for `attempt` with `signal`. */
   readonly body: (attempt: number, signal: AbortSignal) => Promise<unknown>;
 }
@@ -136,6 +138,7 @@ export class StepAttempts {
       error: encodeError(this.deps.codec, error),
       failedAt: this.deps.clock.now(),
       nextAt,
+      idempotencyKey: plan.storedKey,
     };
     return this.deps.store.insertAttempt(row, plan.run.epoch);
   }

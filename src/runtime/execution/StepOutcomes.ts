@@ -1,6 +1,7 @@
 import type { Codec } from '../../codec/Codec';
 import { encodeError } from '../../codec/errorSnapshot';
 import type { StepMetadata } from '../../decorators/metadata';
+import { reasonText } from '../../errors/reasonText';
 import { UnknownOutcomeError } from '../../errors/UnknownOutcomeError';
 import type { Clock } from '../../ground/Clock';
 import type { StepRow } from '../../store/rows';
@@ -8,6 +9,7 @@ import type { RunStore } from '../../store/RunStore';
 import type { RuntimeEvents } from '../RuntimeEvents';
 import type { RunState } from './RunState';
 import type { StepReplay } from './StepReplay';
+import type { StepWrite } from './writers/CheckpointWriter';
 import { insertCheckpoint } from './writers/PlainWriter';
 
 /**
@@ -25,13 +27,8 @@ export class StepOutcomes {
   ) {}
 
   /** Another run completed this global key: take its result without running the body. */
-  async deduplicated(
-    run: RunState,
-    seq: number,
-    name: string,
-    output: string,
-    startedAt: number,
-  ): Promise<unknown> {
+  async deduplicated(step: StepWrite, output: string): Promise<unknown> {
+    const { run, seq, name } = step;
     const row: StepRow = {
       runId: run.runId,
       seq,
@@ -39,8 +36,9 @@ export class StepOutcomes {
       status: 'completed',
       output,
       attempts: 0,
-      startedAt,
+      startedAt: step.startedAt,
       finishedAt: this.clock.now(),
+      idempotencyKey: step.storedKey,
     };
     const stored = await insertCheckpoint(this.store, run, row);
     return this.replay.replay(run, seq, name, stored);
@@ -78,7 +76,14 @@ export class StepOutcomes {
   /** Parks the run at this step for an operator (`retry`, `resolveStep`, `cancel`). */
   async park(run: RunState, seq: number, error: unknown): Promise<never> {
     const encoded = encodeError(this.codec, error);
-    await this.store.parkRun(run.runId, run.epoch, seq, encoded, this.clock.now());
+    await this.store.parkRun(
+      run.runId,
+      run.epoch,
+      seq,
+      encoded,
+      reasonText(error),
+      this.clock.now(),
+    );
     run.halt(error, 'parked');
     throw error;
   }

@@ -13,6 +13,7 @@ import type { StepOutcomes } from './StepOutcomes';
 import type { StepReplay } from './StepReplay';
 import type { CheckpointWriter, StepWrite } from './writers/CheckpointWriter';
 import { CommittedWithBody } from './writers/TransactionalWriter';
+import { withKey } from './writers/withKey';
 
 /** Executes one attempt of a step body in its scope (the public `StepInterceptor`). */
 export interface BodyInvoker {
@@ -60,17 +61,19 @@ export class StepPath {
     hooks.beforeStep?.(point);
     if (run.needsFlush()) await run.flush();
     const startedAt = clock.now();
+    const { key, custom } = call.plan.keyOf(run.runId, seq, call.args);
     const write: StepWrite = {
       run,
       seq,
       name: step.name,
-      key: call.plan.keyOf(run.runId, seq, call.args).key,
+      key,
+      storedKey: custom ? key : null,
       startedAt,
       target: call.plan.target,
     };
     const writer = this.parts.writers[call.plan.writer];
     const taken = writer.begin ? await writer.begin(write) : undefined;
-    if (taken !== undefined) return outcomes.deduplicated(run, seq, step.name, taken, startedAt);
+    if (taken !== undefined) return outcomes.deduplicated(write, taken);
     events.emit('step.started', { runId: run.runId, seq, step: step.name });
     return this.attemptAndRecord(scope, call, writer, write, point);
   }
@@ -90,6 +93,7 @@ export class StepPath {
       point,
       policy: call.plan.retry,
       timeoutMs: call.plan.step!.timeoutMs,
+      storedKey: write.storedKey,
       body: (attempt, signal) => this.body(scope, call, writer, write, attempt, signal),
     });
     this.parts.lifecycle.assertAlive(`record step "${name}"`);
@@ -104,9 +108,10 @@ export class StepPath {
       return outcomes.park(run, seq, (outcome as { error: unknown }).error);
     }
     const built = replay.build(run, seq, name, outcome, outcome.attempts, startedAt, clock.now());
-    const stored = await writer.write(write, built.row);
+    const row = withKey(built.row, write.storedKey);
+    const stored = await writer.write(write, row);
     hooks.afterCommit?.(point);
-    if (stored !== built.row) return replay.replay(run, seq, name, stored);
+    if (stored !== row) return replay.replay(run, seq, name, stored);
     return this.finish(run, seq, name, built.settled, startedAt, stored.finishedAt);
   }
 

@@ -36,6 +36,7 @@ const run: RunSummary = {
   parentRunId: null,
   wakeAt: null,
   parkedSeq: null,
+  parkedReason: null,
   waitingFor: null,
   forkedFrom: null,
   forkedSeq: null,

@@ -19,6 +19,7 @@ export class AtMostOnceWriter implements CheckpointWriter {
       attempts: 0,
       startedAt: step.startedAt,
       finishedAt: null,
+      idempotencyKey: step.storedKey,
     };
     await this.store.insertStep(intent, step.run.epoch);
     return undefined;

@@ -8,6 +8,8 @@ export interface StepWrite {
   readonly seq: number;
   readonly name: string;
   readonly key: string;
+  /** The key to store with the step: its own (`@Idempotent({ key })`), null for the default. */
+  readonly storedKey: string | null;
   readonly startedAt: number;
   /** `Class.method`, the address of hooks and messages. */
   readonly target: string;

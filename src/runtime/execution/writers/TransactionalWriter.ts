@@ -6,6 +6,7 @@ import type { RunStore } from '../../../store/RunStore';
 import type { StepReplay } from '../StepReplay';
 import type { CheckpointWriter, StepWrite } from './CheckpointWriter';
 import { insertCheckpoint } from './PlainWriter';
+import { withKey } from './withKey';
 
 /** A transactional attempt whose checkpoint committed with the body's writes. */
 export class CommittedWithBody {
@@ -57,10 +58,11 @@ export class TransactionalWriter implements CheckpointWriter {
         if (!built.settled.ok) throw built.settled.error;
         this.afterEffect(step);
         // Another process recorded this step first: roll these writes back.
-        if ((await tx.insertStep(built.row, step.run.epoch)) === 'duplicate') {
+        const row = withKey(built.row, step.storedKey);
+        if ((await tx.insertStep(row, step.run.epoch)) === 'duplicate') {
           throw new LeaseLostError(step.run.runId, step.run.epoch);
         }
-        return new CommittedWithBody(value, built.row);
+        return new CommittedWithBody(value, row);
       },
       { userWork: true },
     );
