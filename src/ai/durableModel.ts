@@ -64,7 +64,10 @@ export function durableMiddleware(options: DurableModelOptions = {}): ModelMiddl
  * const { text } = await generateText({ model, tools, stopWhen: stepCountIs(8), maxRetries: 0, prompt });
  * ```
  */
-export function durableModel(model: LanguageModelV3, options?: DurableModelOptions): LanguageModelV3 {
+export function durableModel(
+  model: LanguageModelV3,
+  options?: DurableModelOptions,
+): LanguageModelV3 {
   const candidate = model as unknown;
   if (
     typeof candidate !== 'object' ||
@@ -86,9 +89,12 @@ function stepSignal(params: { abortSignal?: AbortSignal }): AbortSignal {
 }
 
 function describe(value: unknown): string {
-  if (typeof value === 'string') return `the string "${value}" (a gateway model id cannot be wrapped)`;
+  if (typeof value === 'string')
+    return `the string "${value}" (a gateway model id cannot be wrapped)`;
   if (value === null) return 'null';
   if (typeof value !== 'object') return typeof value;
   const version = (value as { specificationVersion?: unknown }).specificationVersion;
-  return version === undefined ? 'an object without specificationVersion' : `specificationVersion ${JSON.stringify(version)}`;
+  return version === undefined
+    ? 'an object without specificationVersion'
+    : `specificationVersion ${JSON.stringify(version)}`;
 }

@@ -86,11 +86,16 @@ function durableTool(name: string, tool: Tool, options: DurableToolOptions): Too
     key: `tool:${toolCallId}`,
     retry: options.retry ? resolveRetryPolicy(options.retry, `${where}.retry`) : undefined,
     atMostOnce: options.atMostOnce ?? false,
-    timeoutMs: options.timeout === undefined ? undefined : parseDuration(options.timeout, `${where}.timeout`),
+    timeoutMs:
+      options.timeout === undefined
+        ? undefined
+        : parseDuration(options.timeout, `${where}.timeout`),
   });
   spec('check'); // bad options fail here, at wrapping time
   const approvalTimeout =
-    options.approvalTimeout === undefined ? undefined : parseDuration(options.approvalTimeout, `${where}.approvalTimeout`);
+    options.approvalTimeout === undefined
+      ? undefined
+      : parseDuration(options.approvalTimeout, `${where}.approvalTimeout`);
   const rules = [options.needsApproval, tool.needsApproval as ApprovalRule<unknown> | undefined];
   const { needsApproval: _sdkApproval, ...rest } = tool;
   return {

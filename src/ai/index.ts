@@ -16,8 +16,4 @@ export {
   type ToolApprovalRequest,
 } from './toolApproval';
 export { ToolApprovalDeniedError, isToolApprovalDeniedError } from './ToolApprovalDeniedError';
-export {
-  classifyModelError,
-  isRetryableModelError,
-  DEFAULT_MODEL_RETRY,
-} from './modelErrors';
+export { classifyModelError, isRetryableModelError, DEFAULT_MODEL_RETRY } from './modelErrors';

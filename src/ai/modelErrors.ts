@@ -4,7 +4,11 @@ import {
   TRANSIENT_HTTP_STATUSES,
   type Classification,
 } from '../policies/ErrorClassifier';
-import { resolveRetryPolicy, type ResolvedRetryPolicy, type RetryOptions } from '../policies/RetryPolicy';
+import {
+  resolveRetryPolicy,
+  type ResolvedRetryPolicy,
+  type RetryOptions,
+} from '../policies/RetryPolicy';
 
 /** undici's codes for a connection that dropped while a response was being read. */
 const DROPPED_CONNECTION_CODES = ['UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'ECONNRESET'];
@@ -54,7 +58,10 @@ export const DEFAULT_MODEL_RETRY: RetryOptions = Object.freeze<RetryOptions>({
 });
 
 /** `options` over {@link DEFAULT_MODEL_RETRY}, classified by {@link isRetryableModelError}. */
-export function modelRetryPolicy(options: RetryOptions | undefined, where: string): ResolvedRetryPolicy {
+export function modelRetryPolicy(
+  options: RetryOptions | undefined,
+  where: string,
+): ResolvedRetryPolicy {
   return resolveRetryPolicy(
     { ...DEFAULT_MODEL_RETRY, retryOn: [isRetryableModelError], ...options },
     where,

@@ -7,8 +7,7 @@ import { ToolApprovalDeniedError } from './ToolApprovalDeniedError';
 
 /** Whether a tool call must be approved: always, never, or decided from its input. */
 export type ApprovalRule<INPUT> =
-  | boolean
-  | ((input: INPUT, options: { toolCallId: string }) => boolean | PromiseLike<boolean>);
+  boolean | ((input: INPUT, options: { toolCallId: string }) => boolean | PromiseLike<boolean>);
 
 /** The payload of the signal `approve:<toolCallId>`. */
 export interface ToolApproval {

@@ -66,7 +66,10 @@ function inlinePlan(spec: InlineStepSpec, body: () => Promise<unknown>): MethodP
     retry: spec.retry,
     writer: step.atMostOnce ? 'atMostOnce' : 'plain',
     keyOf(runId: string, seq: number): StepKey {
-      return { key: spec.key === undefined ? `${runId}:${seq}` : `${runId}:${spec.key}`, global: false };
+      return {
+        key: spec.key === undefined ? `${runId}:${seq}` : `${runId}:${spec.key}`,
+        global: false,
+      };
     },
   };
 }
