@@ -73,7 +73,41 @@ describe('waymark/ai: an AI SDK agent loop as steps of a run', () => {
 
   it('a refund over $100 waits for approve:<toolCallId>; an unknown tool call is refused, naming it', async () => {
     server.setScript(supportAgentScript({ refundAmount: 150 }));
+    const waiting = new Promise<void>((resolve) => runtime.on('run.waiting', () => resolve()));
     const handle = await runtime.start(AiAgentWorkflow, 'answer', ['t-approve']);
-    await expect(handle.result()).rejects.toThrow(/waiting/); // TODO see below
+    await waiting;
+    const summary = await handle.describe();
+    expect(summary).toMatchObject({ status: 'waiting', waitingFor: 'signal:approve:call_refund_1' });
+    // The proposed call is recorded just before the wait.
+    const history = await handle.history();
+    expect(history.slice(-2).map((s) => s.name)).toEqual([
+      'approval-request',
+      'signal:approve:call_refund_1',
+    ]);
+    expect(effects.filter((e) => e.startsWith('refund'))).toEqual([]);
+
+    await expect(runtime.signal(handle.runId, 'approve:call_nope', { approved: true })).rejects.toThrow(
+      'signal(): name "approve:call_nope" is refused: run "ticket-t-approve" has no tool call "call_nope" waiting for approval (it waits for signal:approve:call_refund_1)',
+    );
+    await runtime.signal(handle.runId, 'approve:call_refund_1', { approved: true, by: 'dana' });
+    const answer = await handle.result();
+    expect(answer.toolCalls).toContain('call_refund_1');
+    expect(effects.filter((e) => e.startsWith('refund'))).toEqual([
+      'refund 1 150 ticket-t-approve:tool:call_refund_1',
+    ]);
+    // The model was asked once per turn, across the wait.
+    expect(server.completed.map((r) => r.turn)).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it('a rejected tool call reaches the model as the tool error, and the run goes on', async () => {
+    server.setScript(supportAgentScript({ refundAmount: 500 }));
+    const waiting = new Promise<void>((resolve) => runtime.on('run.waiting', () => resolve()));
+    const handle = await runtime.start(AiAgentWorkflow, 'answer', ['t-reject']);
+    await waiting;
+    await runtime.signal(handle.runId, 'approve:call_refund_1', { approved: false, reason: 'too much' });
+    await handle.result();
+    const last = server.requests.at(-1)!;
+    expect(JSON.stringify(last.messages)).toContain('was not approved: too much');
+    expect(effects.filter((e) => e.startsWith('refund'))).toEqual([]);
   });
 });
