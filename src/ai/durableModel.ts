@@ -1,5 +1,6 @@
 import { wrapLanguageModel } from 'ai';
 import { InvalidArgumentError } from '../errors/InvalidArgumentError';
+import { parseDuration, type Duration } from '../ground/Duration';
 import type { RetryOptions } from '../policies/RetryPolicy';
 import { inWorkflowCode, runInlineStep } from '../runtime/inlineStep';
 import { WorkflowContext } from '../runtime/WorkflowContext';
@@ -16,6 +17,8 @@ export interface DurableModelOptions {
    * from 1 s doubling to 1 min, `Retry-After` honoured, classified by `isRetryableModelError`.
    */
   retry?: RetryOptions;
+  /** Longest one attempt may take: the request is aborted and the attempt retried. */
+  timeout?: Duration;
 }
 
 const context = new WorkflowContext();
@@ -27,9 +30,12 @@ const context = new WorkflowContext();
  */
 export function durableMiddleware(options: DurableModelOptions = {}): ModelMiddleware {
   const retry = modelRetryPolicy(options.retry, 'durableModel(): retry');
+  const timeoutMs =
+    options.timeout === undefined ? undefined : parseDuration(options.timeout, 'durableModel(): timeout');
   const spec = (model: LanguageModelV3) => ({
     name: options.name ?? `model:${model.modelId}`,
     retry,
+    timeoutMs,
   });
   return {
     specificationVersion: 'v3',

@@ -154,5 +154,5 @@ async function readBody(req: IncomingMessage): Promise<string> {
 }
 
 function sleep(ms: number): Promise<void> {
-  return new Promise((done) => setTimeout(done, ms));
+  return new Promise((done) => setTimeout(done, ms).unref());
 }
