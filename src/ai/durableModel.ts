@@ -31,7 +31,9 @@ const context = new WorkflowContext();
 export function durableMiddleware(options: DurableModelOptions = {}): ModelMiddleware {
   const retry = modelRetryPolicy(options.retry, 'durableModel(): retry');
   const timeoutMs =
-    options.timeout === undefined ? undefined : parseDuration(options.timeout, 'durableModel(): timeout');
+    options.timeout === undefined
+      ? undefined
+      : parseDuration(options.timeout, 'durableModel(): timeout');
   const spec = (model: LanguageModelV3) => ({
     name: options.name ?? `model:${model.modelId}`,
     retry,

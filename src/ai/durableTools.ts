@@ -11,6 +11,12 @@ import { awaitToolApproval, needsApproval, type ApprovalRule } from './toolAppro
 export interface DurableToolOptions<INPUT = unknown> {
   /** Retries of `execute`, stored like a `@Retry` step's; default one attempt. */
   retry?: RetryOptions;
+  /**
+   * Derive the idempotency key from the input, as `@Idempotent({ key })` does: the step's
+   * `ctx.idempotencyKey` is `${runId}:${key(input)}` instead of `${runId}:tool:${toolCallId}`,
+   * so two calls the model makes for the same thing share one key.
+   */
+  key?: (input: INPUT) => string;
   /** Never run `execute` twice: a crash mid-call gives `UnknownOutcomeError` on resume. */
   atMostOnce?: boolean;
   /** Longest one attempt may take; `execute` sees it through `abortSignal`. */
@@ -81,9 +87,10 @@ function durableTool(name: string, tool: Tool, options: DurableToolOptions): Too
   const execute = tool.execute;
   if (!execute) return tool; // a client-side tool: nothing runs here to record
   const where = `durableTools(): ${name}`;
-  const spec = (toolCallId: string): InlineStepSpec => ({
+  const spec = (toolCallId: string, input?: unknown): InlineStepSpec => ({
     name: `tool:${name}`,
-    key: `tool:${toolCallId}`,
+    key:
+      options.key && input !== undefined ? keyOf(options.key, input, where) : `tool:${toolCallId}`,
     retry: options.retry ? resolveRetryPolicy(options.retry, `${where}.retry`) : undefined,
     atMostOnce: options.atMostOnce ?? false,
     timeoutMs:
@@ -105,11 +112,22 @@ function durableTool(name: string, tool: Tool, options: DurableToolOptions): Too
         await awaitToolApproval(name, call.toolCallId, input, approvalTimeout);
       }
       if (!inWorkflowCode()) return finalOutput(execute(input, call));
-      return runInlineStep(spec(call.toolCallId), () =>
+      return runInlineStep(spec(call.toolCallId, input), () =>
         finalOutput(execute(input, { ...call, abortSignal: joined(call.abortSignal) })),
       );
     },
   } as Tool;
+}
+
+function keyOf(key: (input: never) => string, input: unknown, where: string): string {
+  const value = key(input as never);
+  if (typeof value !== 'string' || value === '') {
+    throw new InvalidArgumentError(
+      `${where}.key`,
+      `must return a non-empty string, got ${JSON.stringify(value)}`,
+    );
+  }
+  return value;
 }
 
 /** The tool's result; for a tool that yields (preliminary results), its last value. */
