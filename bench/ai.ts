@@ -59,7 +59,7 @@ async function perCall(fn: () => Promise<unknown>): Promise<number> {
   return Number(process.hrtime.bigint() - start) / 1e6 / CALLS;
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main(): Promise<void> {
   const server = await FakeOpenAiServer.start(() => ({ kind: 'text', text: 'ok' }));

@@ -78,7 +78,7 @@ export function durableTools<TOOLS extends ToolSet>(
   const wrapped: Record<string, Tool> = {};
   for (const [name, tool] of Object.entries(tools as ToolSet)) {
     const own = (options as Record<string, DurableToolOptions | undefined>)[name] ?? {};
-    wrapped[name] = durableTool(name, tool as Tool, own);
+    wrapped[name] = durableTool(name, tool, own);
   }
   return wrapped as TOOLS;
 }
@@ -104,7 +104,8 @@ function durableTool(name: string, tool: Tool, options: DurableToolOptions): Too
       ? undefined
       : parseDuration(options.approvalTimeout, `${where}.approvalTimeout`);
   const rules = [options.needsApproval, tool.needsApproval as ApprovalRule<unknown> | undefined];
-  const { needsApproval: _sdkApproval, ...rest } = tool;
+  const rest: Tool = { ...tool };
+  delete rest.needsApproval; // waymark waits for the approval itself, durably
   return {
     ...rest,
     execute: async (input: unknown, call: ToolExecutionOptions) => {
@@ -116,7 +117,7 @@ function durableTool(name: string, tool: Tool, options: DurableToolOptions): Too
         finalOutput(execute(input, { ...call, abortSignal: joined(call.abortSignal) })),
       );
     },
-  } as Tool;
+  };
 }
 
 function keyOf(key: (input: never) => string, input: unknown, where: string): string {

@@ -12,10 +12,12 @@ export interface RecordedStream {
  * nothing the agent loop reads).
  */
 export function recordGenerate(result: GenerateResult): GenerateResult {
-  const { request: _request, response, ...rest } = result;
-  if (!response) return rest;
-  const { body: _body, ...metadata } = response;
-  return { ...rest, response: metadata };
+  const stored: GenerateResult = { ...result };
+  delete stored.request;
+  if (!result.response) return stored;
+  const response = { ...result.response };
+  delete response.body;
+  return { ...stored, response };
 }
 
 /**

@@ -119,18 +119,14 @@ export class SignalStore {
     );
   }
 
-  private async lockRun(
-    tx: RunStore,
-    runId: string,
-  ): Promise<LockedRun | undefined> {
+  private async lockRun(tx: RunStore, runId: string): Promise<LockedRun | undefined> {
     const { records } = await tx.exec(
       `lock run "${runId}"`,
       this.sql(`SELECT status, epoch, waiting_for FROM waymark_runs WHERE id = ?${this.forUpdate}`),
       [runId],
     );
     const raw = records[0] as
-      | { status: RunStatus; epoch: unknown; waiting_for: string | null }
-      | undefined;
+      { status: RunStatus; epoch: unknown; waiting_for: string | null } | undefined;
     return raw
       ? { status: raw.status, epoch: Number(raw.epoch), waitingFor: raw.waiting_for ?? null }
       : undefined;

@@ -37,7 +37,12 @@ describe('waymark/ai: an AI SDK agent loop as steps of a run', () => {
       const agent = container.resolve(AiAgentWorkflow);
       const first = await agent.answer(`t-${mode}`, mode);
       expect(first.text).toBe('Your order 1 was refunded. Anything else?');
-      expect(first.toolCalls).toEqual(['call_lookup_1', 'call_lookup_2', 'call_lookup_3', 'call_refund_1']);
+      expect(first.toolCalls).toEqual([
+        'call_lookup_1',
+        'call_lookup_2',
+        'call_lookup_3',
+        'call_refund_1',
+      ]);
       expect(server.completed.map((r) => r.turn)).toEqual([0, 1, 2, 3, 4]);
       expect(server.requests.every((r) => r.stream === (mode === 'stream'))).toBe(true);
       const history = await runtime.history(`ticket-t-${mode}`);
@@ -64,8 +69,15 @@ describe('waymark/ai: an AI SDK agent loop as steps of a run', () => {
 
   it('outside a run the wrapped model passes through', async () => {
     server.setScript(() => ({ kind: 'text', text: 'plain' }));
-    const provider = createOpenAICompatible({ name: 'fake', baseURL: server.baseURL, apiKey: 'test' });
-    const { text } = await generateText({ model: durableModel(provider.chatModel('m')), prompt: 'hi' });
+    const provider = createOpenAICompatible({
+      name: 'fake',
+      baseURL: server.baseURL,
+      apiKey: 'test',
+    });
+    const { text } = await generateText({
+      model: durableModel(provider.chatModel('m')),
+      prompt: 'hi',
+    });
     expect(text).toBe('plain');
     expect(server.requests).toHaveLength(1);
     expect((await runtime.list()).runs).toHaveLength(0);
@@ -77,7 +89,10 @@ describe('waymark/ai: an AI SDK agent loop as steps of a run', () => {
     const handle = await runtime.start(AiAgentWorkflow, 'answer', ['t-approve']);
     await waiting;
     const summary = await handle.describe();
-    expect(summary).toMatchObject({ status: 'waiting', waitingFor: 'signal:approve:call_refund_1' });
+    expect(summary).toMatchObject({
+      status: 'waiting',
+      waitingFor: 'signal:approve:call_refund_1',
+    });
     // The proposed call is recorded just before the wait.
     const history = await handle.history();
     expect(history.slice(-2).map((s) => s.name)).toEqual([
@@ -86,7 +101,9 @@ describe('waymark/ai: an AI SDK agent loop as steps of a run', () => {
     ]);
     expect(effects.filter((e) => e.startsWith('refund'))).toEqual([]);
 
-    await expect(runtime.signal(handle.runId, 'approve:call_nope', { approved: true })).rejects.toThrow(
+    await expect(
+      runtime.signal(handle.runId, 'approve:call_nope', { approved: true }),
+    ).rejects.toThrow(
       'signal(): name "approve:call_nope" is refused: run "ticket-t-approve" has no tool call "call_nope" waiting for approval (it waits for signal:approve:call_refund_1)',
     );
     await runtime.signal(handle.runId, 'approve:call_refund_1', { approved: true, by: 'dana' });
@@ -104,7 +121,10 @@ describe('waymark/ai: an AI SDK agent loop as steps of a run', () => {
     const waiting = new Promise<void>((resolve) => runtime.on('run.waiting', () => resolve()));
     const handle = await runtime.start(AiAgentWorkflow, 'answer', ['t-reject']);
     await waiting;
-    await runtime.signal(handle.runId, 'approve:call_refund_1', { approved: false, reason: 'too much' });
+    await runtime.signal(handle.runId, 'approve:call_refund_1', {
+      approved: false,
+      reason: 'too much',
+    });
     await handle.result();
     const last = server.requests.at(-1)!;
     expect(JSON.stringify(last.messages)).toContain('was not approved: too much');

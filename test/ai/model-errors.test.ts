@@ -51,15 +51,18 @@ describe('model call errors from a real AI SDK client', () => {
   /** Runs the workflow, moving the fake clock on through each retry's delay. */
   async function run(id: string, stream = false): Promise<string> {
     runtime.on('step.retrying', (e) => void runtime.clock.advance(e.delayMs));
-    return runtime.run(OneCall, 'ask', [id, stream]) as Promise<string>;
+    return runtime.run(OneCall, 'ask', [id, stream]);
   }
 
-  it.each([false, true])('429 with Retry-After: 2 waits 2 s, then retries (stream: %s)', async (stream) => {
-    replies({ kind: 'error', status: 429, headers: { 'retry-after': '2' } });
-    expect(await run(`r429-${stream}`, stream)).toBe('ok');
-    expect(delays).toEqual([2000]);
-    expect(server.requests).toHaveLength(2);
-  });
+  it.each([false, true])(
+    '429 with Retry-After: 2 waits 2 s, then retries (stream: %s)',
+    async (stream) => {
+      replies({ kind: 'error', status: 429, headers: { 'retry-after': '2' } });
+      expect(await run(`r429-${stream}`, stream)).toBe('ok');
+      expect(delays).toEqual([2000]);
+      expect(server.requests).toHaveLength(2);
+    },
+  );
 
   it('retry-after-ms is read too', async () => {
     replies({ kind: 'error', status: 429, headers: { 'retry-after-ms': '3500' } });

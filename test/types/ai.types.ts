@@ -16,12 +16,16 @@ const refund = tool({
   execute: async ({ amount }) => ({ refunded: amount }),
 });
 
-const tools = durableTools(
+export const tools = durableTools(
   { lookupOrder, refund },
   { refund: { atMostOnce: true, needsApproval: (input) => input.amount > 100 } },
 );
-const input: InferToolInput<typeof tools.refund> = { orderId: '1', amount: 5 };
-const output: InferToolOutput<typeof tools.lookupOrder> = { orderId: '1', total: 1, shippedAt: new Date() };
+export const input: InferToolInput<typeof tools.refund> = { orderId: '1', amount: 5 };
+const output: InferToolOutput<typeof tools.lookupOrder> = {
+  orderId: '1',
+  total: 1,
+  shippedAt: new Date(),
+};
 void input;
 void output;
 

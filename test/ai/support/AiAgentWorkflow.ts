@@ -47,7 +47,11 @@ export class AiAgentWorkflow {
       const result = streamText(settings);
       const text = await result.text;
       const steps = await result.steps;
-      return { text, steps: steps.length, toolCalls: steps.flatMap((s) => s.toolCalls.map((c) => c.toolCallId)) };
+      return {
+        text,
+        steps: steps.length,
+        toolCalls: steps.flatMap((s) => s.toolCalls.map((c) => c.toolCallId)),
+      };
     }
     const result = await generateText(settings);
     return {

@@ -56,7 +56,7 @@ export class FakeOpenAiServer {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = (req.url ?? '/').split('?')[0]!;
+    const path = (req.url ?? '/').split('?')[0];
     if (req.method !== 'POST' || !path.endsWith('/chat/completions')) {
       res.writeHead(404, { 'content-type': 'application/json' });
       res.end(
