@@ -17,3 +17,8 @@ export {
 } from './toolApproval';
 export { ToolApprovalDeniedError, isToolApprovalDeniedError } from './ToolApprovalDeniedError';
 export { classifyModelError, isRetryableModelError, DEFAULT_MODEL_RETRY } from './modelErrors';
+export {
+  durableModelProvider,
+  durableAgentTools,
+  type DurableModelProviderOptions,
+} from './agentsAdapter';
