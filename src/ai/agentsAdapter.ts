@@ -44,7 +44,7 @@ export function durableModelProvider(
           const { Usage } = await import('@openai/agents');
           return {
             ...stored,
-            usage: new Usage(stored.usage as ConstructorParameters<typeof Usage>[0]),
+            usage: new Usage(stored.usage),
           };
         },
         async *getStreamedResponse(request: ModelRequest): AsyncIterable<StreamEvent> {

@@ -1,4 +1,3 @@
-import { wrapLanguageModel } from 'ai';
 import { InvalidArgumentError } from '../errors/InvalidArgumentError';
 import { parseDuration, type Duration } from '../ground/Duration';
 import type { RetryOptions } from '../policies/RetryPolicy';
@@ -87,6 +86,9 @@ export function durableModel(
       `must be an AI SDK 6 language model object (specificationVersion "v3", e.g. openai('gpt-4o-mini')), got ${describe(candidate)}`,
     );
   }
+  // Loaded here, not at the top: `waymark/ai` also serves @openai/agents users without `ai`.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { wrapLanguageModel } = require('ai') as typeof import('ai');
   return wrapLanguageModel({ model, middleware: durableMiddleware(options) });
 }
 
