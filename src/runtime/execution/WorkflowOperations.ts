@@ -6,6 +6,8 @@ import type { MethodCall } from './MethodCall';
 import type { RecordedValues } from './RecordedValues';
 import type { RunOperations, RunScope } from './RunScope';
 import type { StepPath } from './StepPath';
+import type { Streams } from '../streams/Streams';
+import type { StreamWriter } from '../streams/StreamWriter';
 
 /**
  * What workflow code does in a run, each taking its sequence number synchronously at the
@@ -19,6 +21,7 @@ export class WorkflowOperations implements RunOperations {
     private readonly waits: DurableWaits,
     private readonly values: RecordedValues,
     private readonly handOver: HandOver,
+    readonly streams: Streams,
   ) {}
 
   step(scope: RunScope, call: MethodCall): Promise<unknown> {
@@ -51,5 +54,9 @@ export class WorkflowOperations implements RunOperations {
 
   deprecatePatch(scope: RunScope, id: string): void {
     this.values.deprecatePatch(scope.run, id);
+  }
+
+  stream<T>(scope: RunScope, name: string): StreamWriter<T> {
+    return this.streams.writer<T>(scope.run, name);
   }
 }

@@ -1,0 +1,36 @@
+/**
+ * A restart marker: the step `step` (at `seq` in the run) is executing again — attempt
+ * `attempt` after a failed attempt, or after a crash cut its stream — so the chunks it wrote
+ * before this marker are a partial output the UI should drop.
+ */
+export interface StreamRestart {
+  readonly step: string;
+  readonly seq: number;
+  readonly attempt: number;
+}
+
+/**
+ * One entry of a stream, at `offset` (0, 1, 2, … with no gap): a chunk a step wrote, or a
+ * restart marker (`restart` set, no `chunk`).
+ *
+ * @example
+ * ```ts
+ * let text = '';
+ * let fromMarker = 0;
+ * for await (const { chunk, restart } of runtime.readStream<string>(runId, 'llm')) {
+ *   if (restart) text = text.slice(0, fromMarker); // drop the partial output of the step
+ *   else text += chunk;
+ * }
+ * ```
+ */
+export type StreamEntry<T> =
+  | { readonly offset: number; readonly chunk: T; readonly restart?: undefined }
+  | { readonly offset: number; readonly chunk?: undefined; readonly restart: StreamRestart };
+
+/** Options of `runtime.readStream()`. */
+export interface ReadStreamOptions {
+  /** The first offset to read: the offset after the last entry a reconnecting reader saw. Default 0. */
+  from?: number;
+  /** Stops reading (the iteration ends) when aborted. */
+  signal?: AbortSignal;
+}
