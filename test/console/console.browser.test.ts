@@ -191,6 +191,7 @@ describe('the web console in Chromium', () => {
       'timeline.js',
       'approvals.js',
       'detail.js',
+      'streams.js',
       'app.js',
     ]);
   });

@@ -87,7 +87,7 @@ describe.each(BACKENDS)('durable streams on %s', (backend) => {
     const entries = await collect(runtime.readStream<string>(handle.runId, 'tokens'));
     expect(entries.map((e) => e.offset)).toEqual([...Array(16).keys()]);
     expect(entries.slice(0, 5).map((e) => e.chunk)).toEqual(['t0', 't1', 't2', 't3', 't4']);
-    expect(entries[5]).toEqual({ offset: 5, restart: { step: 'tell', seq: 0, attempt: 2 } });
+    expect(entries[5]).toEqual({ offset: 5, seq: 0, restart: { step: 'tell', seq: 0, attempt: 2 } });
     expect(entries.slice(6).map((e) => e.chunk)).toEqual([...Array(10).keys()].map((i) => `t${i}`));
   });
 

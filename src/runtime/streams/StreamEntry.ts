@@ -10,22 +10,32 @@ export interface StreamRestart {
 }
 
 /**
- * One entry of a stream, at `offset` (0, 1, 2, … with no gap): a chunk a step wrote, or a
- * restart marker (`restart` set, no `chunk`).
+ * One entry of a stream, at `offset` (0, 1, 2, … with no gap): a chunk the step at `seq`
+ * wrote, or a restart marker of the step at `seq` (`restart` set, no `chunk`). On a marker,
+ * drop the chunks of that `seq` received before it: they are a cut-off attempt's output.
  *
  * @example
  * ```ts
- * let text = '';
- * let fromMarker = 0;
- * for await (const { chunk, restart } of runtime.readStream<string>(runId, 'llm')) {
- *   if (restart) text = text.slice(0, fromMarker); // drop the partial output of the step
- *   else text += chunk;
+ * const parts: Array<{ seq: number; text: string }> = [];
+ * for await (const { seq, chunk, restart } of runtime.readStream<string>(runId, 'llm')) {
+ *   if (restart) parts.splice(0, parts.length, ...parts.filter((p) => p.seq !== seq));
+ *   else parts.push({ seq, text: chunk });
  * }
  * ```
  */
 export type StreamEntry<T> =
-  | { readonly offset: number; readonly chunk: T; readonly restart?: undefined }
-  | { readonly offset: number; readonly chunk?: undefined; readonly restart: StreamRestart };
+  | {
+      readonly offset: number;
+      readonly seq: number;
+      readonly chunk: T;
+      readonly restart?: undefined;
+    }
+  | {
+      readonly offset: number;
+      readonly seq: number;
+      readonly chunk?: undefined;
+      readonly restart: StreamRestart;
+    };
 
 /** Options of `runtime.readStream()`. */
 export interface ReadStreamOptions {

@@ -69,11 +69,13 @@ function* decodeBatch<T>(
   name: string,
 ): Generator<StreamEntry<T>> {
   let offset = batch.firstOffset;
+  // Chunks are written in steps only; a close() from workflow code stores none.
+  const seq = batch.stepSeq ?? -1;
   if (batch.restart !== null) {
-    yield { offset: offset++, restart: JSON.parse(batch.restart) as StreamRestart };
+    yield { offset: offset++, seq, restart: JSON.parse(batch.restart) as StreamRestart };
   }
   const chunks = codec.decode(batch.chunks, `stream "${name}" at offset ${offset}`) as T[];
-  for (const chunk of chunks) yield { offset: offset++, chunk };
+  for (const chunk of chunks) yield { offset: offset++, seq, chunk };
 }
 
 /** Waits for the notice, `ms`, or the abort signal, whichever comes first. */
