@@ -20,7 +20,7 @@ import type { RuntimeParts } from './RuntimeParts';
 import type { ArgsOf, AsyncMethodOf, ResultOf } from './WorkflowMethod';
 import { workflowPlan } from './workflowPlan';
 import type { StartOptions } from './StartOptions';
-import type { ReadStreamOptions, StreamEntry } from './streams/StreamEntry';
+import type { ReadStreamOptions, StreamEntries } from './streams/StreamEntry';
 import type { StreamSummary } from '../store/StreamStore';
 
 export type { AsyncMethodOf } from './WorkflowMethod';
@@ -132,8 +132,8 @@ export class WaymarkRuntime {
    * + 1 gives no duplicate and no gap. `RunNotFoundError` (when iterated) for an unknown run.
    * @example `for await (const { chunk, restart } of runtime.readStream(id, 'llm')) show(chunk);`
    */
-  readStream<T = unknown>(runId: string, name: string, options?: ReadStreamOptions) {
-    return this.parts.streams.read<T>(runId, name, options) as AsyncIterable<StreamEntry<T>>;
+  readStream<T>(runId: string, name: string, options?: ReadStreamOptions): StreamEntries<T> {
+    return this.parts.streams.read<T>(runId, name, options);
   }
 
   /** The streams a run has written to, by name, with their length and whether closed. */

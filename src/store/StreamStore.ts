@@ -58,7 +58,7 @@ export class StreamStore {
       r.stepSeq,
       r.createdAt,
     ]);
-    const first = rows[0]!;
+    const first = rows[0];
     try {
       await this.store.exec(
         `append to stream "${first.stream}" of run "${first.runId}"`,
@@ -151,7 +151,7 @@ function toBatchRow(raw: Record<string, unknown>): StreamBatchRow {
     firstOffset: Number(raw.first_offset),
     count: Number(raw.chunk_count),
     chunks: String(raw.chunks),
-    restart: raw.restart === null || raw.restart === undefined ? null : String(raw.restart),
+    restart: typeof raw.restart === 'string' ? raw.restart : null,
     closed: Number(raw.closed) === 1,
     stepSeq: raw.step_seq === null || raw.step_seq === undefined ? null : Number(raw.step_seq),
     createdAt: Number(raw.created_at),

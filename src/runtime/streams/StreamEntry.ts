@@ -44,3 +44,6 @@ export interface ReadStreamOptions {
   /** Stops reading (the iteration ends) when aborted. */
   signal?: AbortSignal;
 }
+
+/** What `runtime.readStream()` returns: the entries of a stream, stored then live. */
+export type StreamEntries<T> = AsyncIterable<StreamEntry<T>>;
