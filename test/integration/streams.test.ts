@@ -3,6 +3,7 @@ import {
   InvalidArgumentError,
   NotInRunError,
   RunNotFoundError,
+  SerializationError,
   Waymark,
   dataSourceOptionsFromUrl,
   type StreamEntry,
@@ -60,6 +61,19 @@ describe.each(BACKENDS)('durable streams on %s', (backend) => {
     expect(inserts).toHaveLength(1);
   });
 
+  it('chunks that trickle in are stored at most one write per 50 ms', async () => {
+    script.tokenDelayMs = 1;
+    counter.reset();
+    const started = Date.now();
+    await runtime.run(Narrator, 'narrate', [id(), 200, false]);
+    const elapsedMs = Date.now() - started;
+    const inserts = counter.writes.filter((s) => /INTO waymark_stream_chunks/.test(s)).length;
+    expect(inserts).toBeGreaterThanOrEqual(1);
+    // A batch is written when its 50 ms are up (or at the step's end): never one per chunk.
+    expect(inserts).toBeLessThanOrEqual(Math.ceil(elapsedMs / 50) + 1);
+    expect(inserts).toBeLessThan(200);
+  });
+
   it('a reader that reconnects from an offset sees no duplicate and no gap, and ends with the run', async () => {
     const key = id();
     script.tokenDelayMs = 1;
@@ -87,8 +101,21 @@ describe.each(BACKENDS)('durable streams on %s', (backend) => {
     const entries = await collect(runtime.readStream<string>(handle.runId, 'tokens'));
     expect(entries.map((e) => e.offset)).toEqual([...Array(16).keys()]);
     expect(entries.slice(0, 5).map((e) => e.chunk)).toEqual(['t0', 't1', 't2', 't3', 't4']);
-    expect(entries[5]).toEqual({ offset: 5, seq: 0, restart: { step: 'tell', seq: 0, attempt: 2 } });
+    expect(entries[5]).toEqual({
+      offset: 5,
+      seq: 0,
+      restart: { step: 'tell', seq: 0, attempt: 2 },
+    });
     expect(entries.slice(6).map((e) => e.chunk)).toEqual([...Array(10).keys()].map((i) => `t${i}`));
+  });
+
+  it('a chunk that cannot be stored, or a write from workflow code, fails naming the stream', async () => {
+    const bad = runtime.run(Narrator, 'narrateBadly', [id(), 'function-chunk']);
+    await expect(bad).rejects.toThrow(SerializationError);
+    await expect(bad).rejects.toThrow(/cannot store stream "tokens" chunk\.callback/);
+    await expect(runtime.run(Narrator, 'narrateBadly', [id(), 'workflow-write'])).rejects.toThrow(
+      /stream "tokens": write\(\) is only available inside a step/,
+    );
   });
 
   it('refuses bad input with errors naming what was wrong', async () => {
