@@ -54,7 +54,8 @@ export async function* readStreamEntries<T>(
     // The run's end is written after its last chunk: one more read after seeing it.
     if (ended) return wait.cancel();
     const status = await deps.store.runStatus(runId);
-    if (status === undefined || isTerminalStatus(status)) {
+    // A parked run ends the reading too: it writes nothing until an operator acts.
+    if (status === undefined || isTerminalStatus(status) || status === 'needs_attention') {
       ended = true;
       wait.cancel();
       continue;
