@@ -4,10 +4,11 @@ import type { DurableWaits } from './DurableWaits';
 import type { HandOver } from './HandOver';
 import type { MethodCall } from './MethodCall';
 import type { RecordedValues } from './RecordedValues';
-import type { RunOperations, RunScope } from './RunScope';
+import { RunScope, type RunOperations } from './RunScope';
 import type { StepPath } from './StepPath';
 import type { Streams } from '../streams/Streams';
 import type { StreamWriter } from '../streams/StreamWriter';
+import type { StreamAuthor } from '../streams/StreamBuffer';
 
 /**
  * What workflow code does in a run, each taking its sequence number synchronously at the
@@ -57,6 +58,12 @@ export class WorkflowOperations implements RunOperations {
   }
 
   stream<T>(scope: RunScope, name: string): StreamWriter<T> {
-    return this.streams.writer<T>(scope.run, name);
+    return this.streams.writer<T>(scope.run, name, currentAuthor);
   }
+}
+
+/** The step executing in the caller's async context, as a stream's writer names it. */
+function currentAuthor(): StreamAuthor | null {
+  const step = RunScope.current()?.step;
+  return step ? { seq: step.seq, step: step.name, attempt: step.attempt } : null;
 }

@@ -1,6 +1,5 @@
 import type { Codec } from '../../codec/Codec';
 import { NotInRunError } from '../../errors/NotInRunError';
-import { RunScope } from '../execution/RunScope';
 import type { StreamAuthor, StreamBuffer } from './StreamBuffer';
 
 /**
@@ -35,14 +34,16 @@ export class BufferedStreamWriter<T> implements StreamWriter<T> {
     readonly name: string,
     private readonly buffer: StreamBuffer,
     private readonly codec: Codec,
+    /** The step executing in the caller's async context, or null outside a step. */
+    private readonly currentAuthor: () => StreamAuthor | null,
   ) {}
 
   get attempt(): number {
-    return RunScope.current()?.step?.attempt ?? 0;
+    return this.currentAuthor()?.attempt ?? 0;
   }
 
   write(chunk: T): void {
-    const author = currentAuthor();
+    const author = this.currentAuthor();
     if (!author) {
       throw new NotInRunError(
         `stream "${this.name}": write()`,
@@ -58,11 +59,6 @@ export class BufferedStreamWriter<T> implements StreamWriter<T> {
   }
 
   close(): Promise<void> {
-    return this.buffer.close(currentAuthor());
+    return this.buffer.close(this.currentAuthor());
   }
-}
-
-function currentAuthor(): StreamAuthor | null {
-  const step = RunScope.current()?.step;
-  return step ? { seq: step.seq, step: step.name, attempt: step.attempt } : null;
 }

@@ -6,7 +6,7 @@ import { assertRunId, assertText } from '../../store/identifiers';
 import type { StreamStore, StreamSummary } from '../../store/StreamStore';
 import type { RunState } from '../execution/RunState';
 import { readStreamEntries } from './readStreamEntries';
-import { StreamBuffer } from './StreamBuffer';
+import { StreamBuffer, type StreamAuthor } from './StreamBuffer';
 import type { ReadStreamOptions, StreamEntry } from './StreamEntry';
 import { StreamNotifier } from './StreamNotifier';
 import { BufferedStreamWriter, type StreamWriter } from './StreamWriter';
@@ -37,14 +37,18 @@ export class Streams {
   }
 
   /** A writer of stream `name` of the run `run` (one buffer per claim and stream). */
-  writer<T>(run: RunState, name: string): StreamWriter<T> {
+  writer<T>(
+    run: RunState,
+    name: string,
+    currentAuthor: () => StreamAuthor | null,
+  ): StreamWriter<T> {
     assertStreamName(name, 'stream(): name');
     const { store, clock, codec } = this.deps;
     const buffer = run.buffer(
       `stream:${name}`,
       () => new StreamBuffer(run.runId, name, store, clock, this.notifier),
     );
-    return new BufferedStreamWriter<T>(name, buffer, codec);
+    return new BufferedStreamWriter<T>(name, buffer, codec, currentAuthor);
   }
 
   /** The entries of stream `name` of run `runId` from `options.from`, stored then live. */
