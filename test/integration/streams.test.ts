@@ -109,6 +109,20 @@ describe.each(BACKENDS)('durable streams on %s', (backend) => {
     expect(entries.slice(6).map((e) => e.chunk)).toEqual([...Array(10).keys()].map((i) => `t${i}`));
   });
 
+  it('workflow code that closes a stream again on a resume finds it closed, and goes on', async () => {
+    const handle = await runtime.start(Narrator, 'narrateThenWait', [id(), 4]);
+    for (let status = ''; status !== 'waiting'; status = await handle.status()) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await runtime.signal(handle.runId, 'go');
+    await expect(handle.result()).resolves.toBe(4);
+    const entries = await collect(runtime.readStream<string>(handle.runId, 'tokens'));
+    expect(entries.map((e) => e.chunk)).toEqual(['t0', 't1', 't2', 't3']);
+    expect(await runtime.streams(handle.runId)).toEqual([
+      { name: 'tokens', length: 4, closed: true },
+    ]);
+  });
+
   it('a chunk that cannot be stored, or a write from workflow code, fails naming the stream', async () => {
     const bad = runtime.run(Narrator, 'narrateBadly', [id(), 'function-chunk']);
     await expect(bad).rejects.toThrow(SerializationError);

@@ -118,7 +118,11 @@ export class StreamBuffer implements RunBuffer {
   private async store_(segments: readonly Segment[]): Promise<void> {
     for (let tries = 0; ; tries++) {
       const tail = await (this.tail ??= this.readTail());
-      if (tail.closed) throw new StreamClosedError(this.runId, this.stream);
+      if (tail.closed) {
+        // Workflow code closing again on a resume: the stream is closed already.
+        if (segments.every((s) => s.closed && s.parts.length === 0 && s.author === null)) return;
+        throw new StreamClosedError(this.runId, this.stream);
+      }
       const rows = this.rows(segments, tail);
       const result = await this.store.append(rows.batches);
       if (result === 'ok') {
