@@ -21,6 +21,9 @@ export interface StreamReaderDeps {
 const PAGE = 100;
 /** A reader of a run executing here re-checks this rarely, in case the run moved away. */
 const LOCAL_RECHECK_MS = 1_000;
+/** A stream with nothing new for this long (a run waiting for a signal) is polled less often. */
+const QUIET_AFTER_MS = 5_000;
+const QUIET_POLL_MS = 250;
 
 /**
  * The entries of a stream from offset `from`: the stored ones, then live ones, until the
@@ -34,6 +37,7 @@ export async function* readStreamEntries<T>(
   signal: AbortSignal | undefined,
 ): AsyncGenerator<StreamEntry<T>, void, undefined> {
   let next = from;
+  let lastNewAt = Date.now();
   if ((await deps.store.runStatus(runId)) === undefined) throw new RunNotFoundError(runId);
   for (let ended = false; !signal?.aborted;) {
     deps.lifecycle.assertAlive(`read stream "${name}" of run "${runId}"`);
@@ -43,6 +47,7 @@ export async function* readStreamEntries<T>(
       for (const entry of decodeBatch<T>(deps.codec, batch, name)) {
         if (entry.offset < next) continue;
         next = entry.offset + 1;
+        lastNewAt = Date.now();
         yield entry;
       }
       if (batch.closed) return wait.cancel();
@@ -60,7 +65,9 @@ export async function* readStreamEntries<T>(
       wait.cancel();
       continue;
     }
-    await until(wait, deps.executingHere(runId) ? LOCAL_RECHECK_MS : deps.pollMs, signal);
+    const quiet = Date.now() - lastNewAt > QUIET_AFTER_MS;
+    const pollMs = quiet ? Math.max(deps.pollMs, QUIET_POLL_MS) : deps.pollMs;
+    await until(wait, deps.executingHere(runId) ? LOCAL_RECHECK_MS : pollMs, signal);
   }
 }
 
