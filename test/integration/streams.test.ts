@@ -109,6 +109,20 @@ describe.each(BACKENDS)('durable streams on %s', (backend) => {
     expect(entries.slice(6).map((e) => e.chunk)).toEqual([...Array(10).keys()].map((i) => `t${i}`));
   });
 
+  it('restart() inside one attempt records a marker before the output begins again', async () => {
+    const handle = await runtime.start(Narrator, 'narrateTwice', [id()]);
+    const entries = await collect(runtime.readStream<string>(handle.runId, 'tokens'));
+    expect(entries).toEqual([
+      { offset: 0, seq: 0, chunk: 't0' },
+      { offset: 1, seq: 0, chunk: 't1' },
+      { offset: 2, seq: 0, chunk: 't2' },
+      { offset: 3, seq: 0, restart: { step: 'tellTwice', seq: 0, attempt: 1 } },
+      { offset: 4, seq: 0, chunk: 't0' },
+      { offset: 5, seq: 0, chunk: 't1' },
+      { offset: 6, seq: 0, chunk: 't2' },
+    ]);
+  });
+
   it('workflow code that closes a stream again on a resume finds it closed, and goes on', async () => {
     const handle = await runtime.start(Narrator, 'narrateThenWait', [id(), 4]);
     for (let status = ''; status !== 'waiting'; status = await handle.status()) {

@@ -21,6 +21,8 @@ interface Segment {
   readonly author: StreamAuthor | null;
   readonly parts: string[];
   closed: boolean;
+  /** Starts with a restart marker whatever was written before (`writer.restart()`). */
+  restart: boolean;
 }
 
 /** What the buffer knows of the stored stream once read. */
@@ -75,6 +77,14 @@ export class StreamBuffer implements RunBuffer {
     else this.timer ??= setTimeout(() => this.startWrite(), BATCH_DELAY_MS).unref();
   }
 
+  /** Marks that `author` begins its output again: a restart marker comes next in the stream. */
+  restart(author: StreamAuthor): void {
+    if (this.failure) throw this.failure.error;
+    if (this.closing) throw new StreamClosedError(this.runId, this.stream);
+    this.open(author).restart = true;
+    this.timer ??= setTimeout(() => this.startWrite(), BATCH_DELAY_MS).unref();
+  }
+
   /** Ends the stream after the chunks written so far; closing twice does nothing more. */
   async close(author: StreamAuthor | null): Promise<void> {
     if (!this.closing) {
@@ -93,7 +103,7 @@ export class StreamBuffer implements RunBuffer {
   }
 
   private open(author: StreamAuthor | null): Segment {
-    const segment: Segment = { author, parts: [], closed: false };
+    const segment: Segment = { author, parts: [], closed: false, restart: false };
     this.segments.push(segment);
     return segment;
   }
@@ -151,8 +161,9 @@ export class StreamBuffer implements RunBuffer {
       const { author } = segment;
       const restarted =
         author !== null &&
-        (tail.stepSeqs.has(author.seq) || written.has(author.seq)) &&
-        written.get(author.seq) !== author.attempt;
+        (segment.restart ||
+          ((tail.stepSeqs.has(author.seq) || written.has(author.seq)) &&
+            written.get(author.seq) !== author.attempt));
       if (author) written.set(author.seq, author.attempt);
       const row: StreamBatchRow = {
         runId: this.runId,

@@ -22,6 +22,12 @@ export interface StreamWriter<T> {
    * `StreamClosedError` after `close()`.
    */
   write(chunk: T): void;
+  /**
+   * Records a restart marker for the calling step now: its output begins again (say, a model
+   * call retried inside one attempt), so readers drop its chunks before the marker. A step
+   * executing again after a failed attempt or a crash gets one without calling this.
+   */
+  restart(): void;
   /** Stores the chunks written so far now, rather than within 50 ms. */
   flush(): Promise<void>;
   /** Stores what is left and ends the stream: readers finish. Closing again does nothing. */
@@ -43,15 +49,12 @@ export class BufferedStreamWriter<T> implements StreamWriter<T> {
   }
 
   write(chunk: T): void {
-    const author = this.currentAuthor();
-    if (!author) {
-      throw new NotInRunError(
-        `stream "${this.name}": write()`,
-        'step',
-        'step of a run (workflow code runs again on every resume, so it would write its chunks again)',
-      );
-    }
+    const author = this.author('write()');
     this.buffer.add(author, this.codec.encode(chunk, `stream "${this.name}" chunk`));
+  }
+
+  restart(): void {
+    this.buffer.restart(this.author('restart()'));
   }
 
   flush(): Promise<void> {
@@ -60,5 +63,15 @@ export class BufferedStreamWriter<T> implements StreamWriter<T> {
 
   close(): Promise<void> {
     return this.buffer.close(this.currentAuthor());
+  }
+
+  private author(call: string): StreamAuthor {
+    const author = this.currentAuthor();
+    if (author) return author;
+    throw new NotInRunError(
+      `stream "${this.name}": ${call}`,
+      'step',
+      'step of a run (workflow code runs again on every resume, so it would write its chunks again)',
+    );
   }
 }
