@@ -22,6 +22,7 @@ import { IdempotencyConflictError } from '../errors/IdempotencyConflictError';
 import { UnknownOutcomeError } from '../errors/UnknownOutcomeError';
 import { RunFinishedError } from '../errors/RunFinishedError';
 import { SignalTimeoutError } from '../errors/SignalTimeoutError';
+import { StreamClosedError } from '../errors/StreamClosedError';
 import { registerErrorClasses } from './ErrorClassRegistry';
 
 // waymark's own errors read back as their classes, so a replayed failure still matches
@@ -51,4 +52,5 @@ registerErrorClasses(
   UnknownOutcomeError,
   RunFinishedError,
   SignalTimeoutError,
+  StreamClosedError,
 );
