@@ -16,6 +16,13 @@ export interface DurableModelOptions {
    * from 1 s doubling to 1 min, `Retry-After` honoured, classified by `isRetryableModelError`.
    */
   retry?: RetryOptions;
+  /**
+   * The run's durable stream the text of streamed calls (`streamText`) is written to as it
+   * arrives, one chunk per text delta, for a UI to read with `runtime.readStream(runId, 'llm')`;
+   * default `'llm'`, `false` for none. A call cut by a failure or a crash and made again is
+   * preceded by a restart marker carrying the attempt.
+   */
+  stream?: string | false;
   /** Longest one attempt may take: the request is aborted and the attempt retried. */
   timeout?: Duration;
 }
@@ -29,6 +36,7 @@ const context = new WorkflowContext();
  */
 export function durableMiddleware(options: DurableModelOptions = {}): ModelMiddleware {
   const retry = modelRetryPolicy(options.retry, 'durableModel(): retry');
+  const streamName = options.stream ?? 'llm';
   const timeoutMs =
     options.timeout === undefined
       ? undefined
@@ -48,9 +56,13 @@ export function durableMiddleware(options: DurableModelOptions = {}): ModelMiddl
     },
     wrapStream: async ({ doStream, params, model }) => {
       if (!inWorkflowCode()) return doStream();
-      const recorded = await runInlineStep(spec(model), async () =>
-        recordStream(await model.doStream({ ...params, abortSignal: stepSignal(params) })),
-      );
+      const recorded = await runInlineStep(spec(model), async () => {
+        const out = streamName === false ? undefined : context.stream<string>(streamName);
+        const result = await model.doStream({ ...params, abortSignal: stepSignal(params) });
+        return recordStream(result, (part) => {
+          if (part.type === 'text-delta' && part.delta !== '') out?.write(part.delta);
+        });
+      });
       return replayStream(recorded);
     },
   };

@@ -16,11 +16,11 @@ const MAX_CAUSE_DEPTH = 8;
 
 /**
  * Whether a failed model call is worth another attempt, reading the AI SDK's errors: an
- * `APICallError` with an HTTP status is retried for 408, 425, 429 and 5xx and fails at once
- * for any other status (400, 401, 404, 422, …) whatever its `isRetryable` says; one without
- * a status (the request never got an answer) follows `isRetryable`; a `RetryError` (the
- * SDK's own retries, when left on) is judged by its last error; a connection reset or
- * dropped mid-response is retried; anything else goes to waymark's built-in classifier.
+ * `APICallError` with an error status is retried for 408, 425, 429 and 5xx and fails at once
+ * for any other (400, 401, 404, 422, …) whatever its `isRetryable` says; one without an error
+ * status (no answer, or a 200 whose body was cut) is retried when the connection was reset
+ * or dropped, else follows `isRetryable`; a `RetryError` (the SDK's own retries, when left
+ * on) is judged by its last error; anything else goes to waymark's built-in classifier.
  * Usable as a matcher: `retryOn: [isRetryableModelError]`.
  */
 export function isRetryableModelError(error: unknown): boolean {
@@ -29,9 +29,11 @@ export function isRetryableModelError(error: unknown): boolean {
     return isRetryableModelError(error.lastError);
   }
   const status = error.statusCode;
-  if (Number.isInteger(status)) {
+  // A 200 whose body was cut ("Failed to process successful response") is judged by its cause.
+  if (Number.isInteger(status) && (status as number) >= 400) {
     return TRANSIENT_HTTP_STATUSES.includes(status as number) || (status as number) >= 500;
   }
+  if (droppedConnection(error)) return true;
   if (typeof error.isRetryable === 'boolean' && error.name === 'AI_APICallError') {
     return error.isRetryable || isTransientError(error);
   }

@@ -96,6 +96,25 @@ describe('model call errors from a real AI SDK client', () => {
     expect(delays).toHaveLength(1);
   });
 
+  it('streamText writes its tokens to the stream "llm"; a call cut mid-stream is marked restarted', async () => {
+    replies(
+      { kind: 'drop', afterChunks: 3, chunkDelayMs: 80 },
+      { kind: 'text', text: 'all good here', chunks: 3 },
+    );
+    expect(await run('rstream', true)).toBe('all good here');
+    const entries = [];
+    for await (const entry of runtime.readStream<string>('rstream', 'llm')) entries.push(entry);
+    expect(entries.map((e) => (e.restart ? { restart: e.restart.attempt } : e.chunk))).toEqual([
+      'part',
+      'ial ',
+      { restart: 2 },
+      'all g',
+      'ood h',
+      'ere',
+    ]);
+    expect(entries.every((e) => e.seq === 0)).toBe(true);
+  });
+
   it('a slow answer past the timeout is aborted and retried', async () => {
     replies({ kind: 'text', text: 'too late', delayMs: 60_000 });
     const slow = new Promise<void>((resolve) => server.onRequest(() => resolve()));
