@@ -2,7 +2,9 @@ import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { injectable } from 'tsyringe';
 
 /** Where the fake payment provider keeps its refunds (one JSON line each). */
-export const REFUNDS_FILE = process.env.SUPPORT_AGENT_REFUNDS ?? 'support-agent-refunds.jsonl';
+function refundsFile(): string {
+  return process.env.SUPPORT_AGENT_REFUNDS ?? 'support-agent-refunds.jsonl';
+}
 
 /**
  * A payment provider that deduplicates by idempotency key, as real ones (Stripe, Adyen) do:
@@ -19,15 +21,15 @@ export class Payments {
     if (seen) return { refundId: seen.refundId, amount: seen.amount };
     const refundId = `R-${orderId}-${this.refunds().length + 1}`;
     appendFileSync(
-      REFUNDS_FILE,
+      refundsFile(),
       `${JSON.stringify({ refundId, orderId, amount, idempotencyKey })}\n`,
     );
     return { refundId, amount };
   }
 
   refunds(): Array<{ refundId: string; orderId: string; amount: number; idempotencyKey: string }> {
-    if (!existsSync(REFUNDS_FILE)) return [];
-    return readFileSync(REFUNDS_FILE, 'utf8')
+    if (!existsSync(refundsFile())) return [];
+    return readFileSync(refundsFile(), 'utf8')
       .split('\n')
       .filter(Boolean)
       .map(

@@ -1,5 +1,5 @@
 /**
- * `npm run example:agent -- [--ticket T] [--message TEXT] [--crash-at N] [--approve CALL_ID]`
+ * `npm run example:agent -- [--ticket T] [--message TEXT] [--crash-at N] [--approve CALL_ID] [--data-dir DIR]`
  *
  * Runs (or resumes) the support agent of ticket T. Against the built-in fake OpenAI server
  * unless OPENAI_API_KEY or WAYMARK_AI_BASE_URL is set (then that provider, model
@@ -23,8 +23,12 @@ async function main(): Promise<void> {
       message: { type: 'string', default: 'My kettle (order 1) arrived broken. Please refund it.' },
       'crash-at': { type: 'string' },
       approve: { type: 'string' },
+      'data-dir': { type: 'string' },
     },
   });
+  const dataDir = values['data-dir'];
+  if (dataDir !== undefined)
+    process.env.SUPPORT_AGENT_REFUNDS = `${dataDir}/support-agent-refunds.jsonl`;
   const real =
     process.env.OPENAI_API_KEY !== undefined || process.env.WAYMARK_AI_BASE_URL !== undefined;
   const fake = real ? undefined : await FakeOpenAiServer.start(fakeSupportScript);
@@ -47,7 +51,10 @@ async function main(): Promise<void> {
   });
 
   const runtime = await Waymark.create({
-    database: process.env.DATABASE_URL ?? 'sqlite:./support-agent.db',
+    database:
+      dataDir !== undefined
+        ? `sqlite:${dataDir}/support-agent.db`
+        : (process.env.DATABASE_URL ?? 'sqlite:./support-agent.db'),
   });
   runtime.on('step.replayed', (e) => console.log(`[replayed] #${e.seq} ${e.step}`));
   runtime.on('step.completed', (e) => console.log(`[step] #${e.seq} ${e.step}`));
