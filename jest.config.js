@@ -22,6 +22,7 @@ module.exports = {
     '^waymark/otel$': '<rootDir>/src/otel/index.ts',
     '^waymark/nest$': '<rootDir>/src/nest/index.ts',
     '^waymark/console$': '<rootDir>/src/console/index.ts',
+    '^waymark/ai$': '<rootDir>/src/ai/index.ts',
   },
   setupFiles: ['reflect-metadata'],
   testTimeout: 60000,

@@ -79,6 +79,10 @@ export class ProcurementService {
       `Requester: ${request.requester}`,
     ].join('\n');
     const justification = await this.llm.complete(prompt, { signal: this.ctx.signal });
+    // Shown live at GET /purchases/:id/streams/draft (a real model would stream its tokens).
+    const out = this.ctx.stream<string>('draft');
+    for (const word of justification.split(/(?<= )/)) out.write(word);
+    await out.close();
     const { id, item, quantity } = request;
     return { id, item, quantity, total: quantity * request.unitPrice, justification };
   }

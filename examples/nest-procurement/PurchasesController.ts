@@ -4,11 +4,15 @@ import {
   ConflictException,
   Controller,
   Get,
+  Headers,
   HttpCode,
   NotFoundException,
   Param,
   Post,
+  Sse,
+  type MessageEvent,
 } from '@nestjs/common';
+import { from, map, type Observable } from 'rxjs';
 import {
   isRunFinishedError,
   isRunNotFoundError,
@@ -60,6 +64,28 @@ export class PurchasesController {
       );
     }
     return view;
+  }
+
+  /**
+   * The run's stream `name` as server-sent events, live: one event per entry with the offset
+   * as its id (a browser's `EventSource` reconnects after the last one), `restart` events
+   * when a step began again; the response ends when the stream closes or the run ends.
+   */
+  @Sse(':id/streams/:name')
+  stream(
+    @Param('id') runId: string,
+    @Param('name') name: string,
+    @Headers('last-event-id') lastEventId?: string,
+  ): Observable<MessageEvent> {
+    const after = Number(lastEventId);
+    const fromOffset = Number.isSafeInteger(after) && after >= 0 ? after + 1 : 0;
+    return from(this.runtime.readStream<string>(runId, name, { from: fromOffset })).pipe(
+      map(({ offset, seq, chunk, restart }) =>
+        restart
+          ? { id: String(offset), type: 'restart', data: { seq, restart } }
+          : { id: String(offset), data: { seq, chunk } },
+      ),
+    );
   }
 
   /** Sends the `approval` signal; 404 for an unknown run, 409 for one that has ended. */

@@ -125,6 +125,10 @@ describe.each<Backend>(['sqlite-file', 'mariadb'])('the Nest procurement app on 
       'signal:approval started',
     ]);
 
+    const streamed = await api1.get(`/purchases/${RUN_ID}/streams/draft`).expect(200);
+    expect(streamed.headers['content-type']).toContain('text/event-stream');
+    expect(streamed.text).toMatch(/^id: 0\ndata: \{"seq":0,"chunk":"[^"]+"\}$/m);
+
     await expect(first.kill()).resolves.toBe('SIGKILL');
 
     second = await startApp(db.url);

@@ -25,6 +25,7 @@ import { SignalTimeoutError } from '../errors/SignalTimeoutError';
 import { InvalidArgumentError } from '../errors/InvalidArgumentError';
 import { MigrationLockTimeoutError } from '../errors/MigrationLockTimeoutError';
 import { NoWritableHostError } from '../errors/NoWritableHostError';
+import { StreamClosedError } from '../errors/StreamClosedError';
 import { registerErrorClasses } from './ErrorClassRegistry';
 
 // waymark's own errors read back as their classes, so a replayed failure still matches
@@ -57,4 +58,5 @@ registerErrorClasses(
   InvalidArgumentError,
   MigrationLockTimeoutError,
   NoWritableHostError,
+  StreamClosedError,
 );

@@ -1,6 +1,7 @@
 import type { RunHandle } from '../runtime/RunHandle';
 import type { WaymarkRuntime } from '../runtime/WaymarkRuntime';
 import type { RunSummary, StepRecord } from '../store/RunQueries';
+import type { StreamSummary } from '../store/StreamStore';
 import { isTerminalStatus } from '../store/RunStatus';
 import {
   MAX_ERROR_TEXT,
@@ -58,6 +59,12 @@ export interface RunDetailResponse {
  */
 export class ConsoleApi {
   constructor(private readonly runtime: WaymarkRuntime) {}
+
+  /** `GET /api/runs/:id/streams`: the streams the run wrote to (404 for an unknown run). */
+  async streams(runId: string): Promise<StreamSummary[]> {
+    await this.runtime.handle(runId).status();
+    return this.runtime.streams(runId);
+  }
 
   /** Runs matching the query's `status`, `workflow`, `limit` and `cursor`. */
   async list(query: URLSearchParams): Promise<RunListResponse> {

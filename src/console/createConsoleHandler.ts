@@ -10,7 +10,8 @@ import { ConsoleHttpError, isConsoleHttpError } from './ConsoleHttpError';
 import { httpStatusOf } from './httpStatusOf';
 import { send, sendError, sendJson } from './httpResponses';
 import { DEFAULT_MAX_BODY_BYTES } from './readJsonBody';
-import { routeApiCall } from './routeApiCall';
+import { routeApiCall, streamPath } from './routeApiCall';
+import { serveStream } from './serveStream';
 
 /** Options of {@link createConsoleHandler}. */
 export interface ConsoleHandlerOptions {
@@ -46,7 +47,8 @@ interface MountedRequest extends IncomingMessage {
  * The web console as a Node request handler: the page (`/`, its script and stylesheet,
  * none of which needs the token) and the JSON API under `/api`, every call of which needs
  * the token: `GET /api/runs`, `GET /api/runs/:id`, `POST /api/runs/:id/signal`,
- * `POST /api/runs/:id/cancel`.
+ * `POST /api/runs/:id/cancel`, `GET /api/runs/:id/streams` and, as server-sent events,
+ * `GET /api/runs/:id/streams/:name?from=`.
  *
  * @example
  * ```ts
@@ -95,6 +97,8 @@ export function createConsoleHandler(
         'www-authenticate': 'Bearer',
       });
     }
+    const stream = streamPath(path.slice('/api'.length));
+    if (stream) return serveStream(runtime, req, res, stream.runId, stream.name);
     const [status, body] = await routeApiCall(api, req, path.slice('/api'.length), maxBodyBytes);
     sendJson(res, status, body);
   };

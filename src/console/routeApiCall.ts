@@ -7,7 +7,8 @@ import { readJsonBody } from './readJsonBody';
 /**
  * Dispatches an authorized API call to the {@link ConsoleApi} and returns the status and
  * JSON body to answer with. `path` is the part after `/api`:
- * `GET /runs`, `GET /runs/:id?from=&limit=`, `POST /runs/:id/signal`, `POST /runs/:id/cancel`.
+ * `GET /runs`, `GET /runs/:id?from=&limit=`, `POST /runs/:id/signal`, `POST /runs/:id/cancel`,
+ * `GET /runs/:id/streams`.
  *
  * @example
  * ```ts
@@ -33,10 +34,22 @@ export async function routeApiCall(
     allowMethod(req, 'GET');
     return [200, await api.show(runId, query)];
   }
+  if (action === 'streams') {
+    allowMethod(req, 'GET');
+    return [200, { streams: await api.streams(runId) }];
+  }
   if (action !== 'signal' && action !== 'cancel') throw noSuchApi();
   allowMethod(req, 'POST');
   const body = await readJsonBody(req, maxBodyBytes);
   return [200, action === 'signal' ? await api.signal(runId, body) : await api.cancel(runId, body)];
+}
+
+/** The run id and stream name of `/runs/:id/streams/:name`, else undefined. */
+export function streamPath(path: string): { runId: string; name: string } | undefined {
+  const [, collection, encodedId, action, encodedName, ...rest] = path.split('/');
+  if (collection !== 'runs' || action !== 'streams' || !encodedId || !encodedName) return undefined;
+  if (rest.length > 0) throw noSuchApi();
+  return { runId: decodeSegment(encodedId), name: decodeSegment(encodedName) };
 }
 
 function noSuchApi(): ConsoleHttpError {

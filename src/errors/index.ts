@@ -22,6 +22,7 @@ export * from './InvalidRunStateError';
 export * from './UnknownOutcomeError';
 export * from './IdempotencyConflictError';
 export * from './RunFinishedError';
+export * from './StreamClosedError';
 export * from './SignalTimeoutError';
 export * from './MigrationLockTimeoutError';
 export * from './httpStatusOfError';

@@ -14,7 +14,8 @@ const NON_NEGATIVE_NUMBER = /^\d+(\.\d+)?$/;
  * 3. the `Retry-After` header: delay-seconds, or an HTTP date relative to `nowMs` (a date
  *    in the past gives 0).
  *
- * Headers are read case-insensitively from `error.headers` or `error.response.headers`,
+ * Headers are read case-insensitively from `error.headers`, `error.responseHeaders` (the AI
+ * SDK's `APICallError`) or `error.response.headers`,
  * either a plain object (values `string | number | string[]`, the first element of an
  * array counting) or anything with a `get(name)` method such as WHATWG `Headers`.
  * Malformed or negative values are ignored.
@@ -66,7 +67,12 @@ function hintOn(error: Record<string, unknown>, nowMs: number): number | undefin
     return parseDuration(error.retryAfter, 'retryAfter');
   }
   const response = error.response;
-  for (const headers of [error.headers, isObject(response) ? response.headers : undefined]) {
+  const candidates = [
+    error.headers,
+    error.responseHeaders, // the AI SDK's APICallError
+    isObject(response) ? response.headers : undefined,
+  ];
+  for (const headers of candidates) {
     const ms = parseNonNegative(header(headers, 'retry-after-ms'));
     if (ms !== undefined) return ms;
     const retryAfter = parseRetryAfter(header(headers, 'retry-after'), nowMs);

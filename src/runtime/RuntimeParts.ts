@@ -11,6 +11,7 @@ import type { RuntimeEvents } from './RuntimeEvents';
 import type { InstanceResolver } from './RuntimeOptions';
 import type { WorkflowEntry } from './RuntimeRegistry';
 import type { Shutdown } from './Shutdown';
+import type { Streams } from './streams/Streams';
 import type { WorkerDeps } from './Worker';
 
 /** @internal What a runtime is made of, assembled by `Waymark.create()`. */
@@ -26,6 +27,7 @@ export interface RuntimeParts {
   readonly lifecycle: Lifecycle;
   readonly resolveInstance: InstanceResolver;
   readonly runs: Runs;
+  readonly streams: Streams;
   readonly operator: OperatorActions;
   readonly workerDeps: WorkerDeps;
   readonly entry: WorkflowEntry;

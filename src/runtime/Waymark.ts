@@ -137,7 +137,17 @@ function assemble(
     idempotencyWaitMs: settings.idempotencyWaitMs,
     sharesApplicationDataSource: isDataSource(options.database),
     startChild: (call, opts) => runs.startAndAwait(call, opts),
+    executingHere: (runId) => executions.find(runId) !== undefined,
   });
+  const { streams } = operations;
+  for (const end of [
+    'run.completed',
+    'run.failed',
+    'run.cancelled',
+    'run.needs_attention',
+  ] as const) {
+    events.on(end, ({ runId }) => streams.runEnded(runId));
+  }
   const execution = new RunExecution({
     operations,
     store,
@@ -207,6 +217,7 @@ function assemble(
     lifecycle,
     resolveInstance,
     runs,
+    streams,
     operator: new OperatorActions({
       control: new RunControl(connection, lifecycle),
       runs,

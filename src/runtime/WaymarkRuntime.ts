@@ -2,9 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { DependencyContainer } from 'tsyringe';
 import type { DataSource } from 'typeorm';
 import type { AnyClass } from '../decorators/metadata';
-import { planFor, type MethodPlan } from '../decorators/MethodPlan';
 import { validateClassPolicies } from '../decorators/validateClassPolicies';
-import { WorkflowNotRegisteredError } from '../errors/WorkflowNotRegisteredError';
 import type { HistoryPageOptions } from '../store/HistoryPages';
 import { assertRunId } from '../store/identifiers';
 import type { Disposable } from '../ground/Disposable';
@@ -20,19 +18,15 @@ import type { QueueOption } from './OperatorActions';
 import { Worker, type WorkerOptions } from './Worker';
 import type { RuntimeParts } from './RuntimeParts';
 import type { ArgsOf, AsyncMethodOf, ResultOf } from './WorkflowMethod';
+import { workflowPlan } from './workflowPlan';
+import type { StartOptions } from './StartOptions';
+import type { ReadStreamOptions, StreamEntries } from './streams/StreamEntry';
+import type { StreamSummary } from '../store/StreamStore';
 
 export type { AsyncMethodOf } from './WorkflowMethod';
 export type { RuntimeParts } from './RuntimeParts';
-
 export type { QueueOption } from './OperatorActions';
-
-/** Options of {@link WaymarkRuntime.start}. */
-export interface StartOptions {
-  /** Use this run id instead of the one `@Workflow({ id })` derives or a new UUID. */
-  runId?: string;
-  /** Record the run as `pending` for a worker (any process) instead of executing it here. */
-  queue?: boolean;
-}
+export type { StartOptions } from './StartOptions';
 
 /**
  * A durable-execution runtime bound to one database. Create it with `Waymark.create()`.
@@ -131,6 +125,21 @@ export class WaymarkRuntime {
    */
   history(runId: string, page?: HistoryPageOptions): Promise<StepRecord[]> {
     return this.parts.queries.history(runId, page);
+  }
+
+  /**
+   * Stream `name` of run `runId` (`ctx.stream(name)`): stored entries from offset `from`, then
+   * live ones, until the stream closes or the run ends; reconnecting with `from` = last offset
+   * + 1 gives no duplicate and no gap. `RunNotFoundError` (when iterated) for an unknown run.
+   * @example `for await (const { chunk, restart } of runtime.readStream(id, 'llm')) show(chunk);`
+   */
+  readStream<T>(runId: string, name: string, options?: ReadStreamOptions): StreamEntries<T> {
+    return this.parts.streams.read<T>(runId, name, options);
+  }
+
+  /** The streams a run has written to, by name, with their length and whether closed. */
+  streams(runId: string): Promise<StreamSummary[]> {
+    return this.parts.streams.list(runId);
   }
 
   /** Stored runs, newest first, filtered and paged. */
@@ -286,15 +295,4 @@ export class WaymarkRuntime {
     RuntimeRegistry.deactivate(this.parts.entry);
     return this.parts.shutdown.run(graceMs);
   }
-}
-
-function workflowPlan(Class: AnyClass, method: string): MethodPlan {
-  const plan = planFor(Class, method);
-  if (!plan?.workflow) {
-    throw new WorkflowNotRegisteredError(
-      `${Class.name}.${method}`,
-      'the method is not decorated with @Workflow',
-    );
-  }
-  return plan;
 }

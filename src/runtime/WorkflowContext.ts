@@ -7,6 +7,7 @@ import { realClock } from '../ground/Clock';
 import { parseDuration, type Duration } from '../ground/Duration';
 import { RunScope } from './execution/RunScope';
 import { RuntimeRegistry } from './RuntimeRegistry';
+import type { StreamWriter } from './streams/StreamWriter';
 
 /**
  * The current run, as seen from workflow and step code. Stateless: one instance serves
@@ -133,6 +134,32 @@ export class WorkflowContext {
   deprecatePatch(id: string): void {
     const scope = this.workflowScope('deprecatePatch()');
     scope.operations.deprecatePatch(scope, id);
+  }
+
+  /**
+   * A writer of the run's durable stream `name`, which clients read while the run is in
+   * progress (`runtime.readStream(runId, name)`, the console). Write from a step: chunks are
+   * stored in batches (one write per 50 ms or 64 KiB), all of a step's chunks before its
+   * checkpoint. A step that executes again (a retry, a resume after a crash) is preceded in
+   * the stream by a restart marker, so a reader can drop the partial output.
+   *
+   * @example
+   * ```ts
+   * @Step()
+   * async answer(question: string): Promise<string> {
+   *   const out = this.ctx.stream<string>('llm');
+   *   let text = '';
+   *   for await (const token of this.llm.stream(question)) {
+   *     out.write(token);
+   *     text += token;
+   *   }
+   *   return text;
+   * }
+   * ```
+   */
+  stream<T = unknown>(name: string): StreamWriter<T> {
+    const scope = this.scope('stream()');
+    return scope.operations.stream<T>(scope, name);
   }
 
   /** The current time; in a workflow it is recorded, so a resume sees the same instant. */

@@ -16,3 +16,12 @@ export * from './WorkflowContext';
 export * from './Worker';
 export type { RunScope, StepFrame } from './execution/RunScope';
 export type { MethodCall } from './execution/MethodCall';
+export type { StreamWriter } from './streams/StreamWriter';
+export type {
+  StreamEntry,
+  StreamEntries,
+  StreamRestart,
+  ReadStreamOptions,
+} from './streams/StreamEntry';
+export { MAX_STREAM_NAME_LENGTH } from './streams/Streams';
+export type { StreamSummary } from '../store/StreamStore';

@@ -6,6 +6,7 @@ import { isTerminalStatus, type RunStatus } from './RunStatus';
 import type { RunStore } from './RunStore';
 import { numbered } from './statements';
 import { assertRunId, assertSignalName } from './identifiers';
+import { assertToolCallAwaited, type LockedRun } from './toolApprovalSignals';
 
 /** A signal sent to a run that no wait has taken yet. */
 export interface PendingSignal {
@@ -33,6 +34,7 @@ export class SignalStore {
       if (!run) throw new RunNotFoundError(runId);
       if (isTerminalStatus(run.status))
         throw new RunFinishedError(runId, run.status, `signal "${name}" to`);
+      assertToolCallAwaited(runId, name, run);
       await tx.exec(
         'store a signal',
         this.sql(
@@ -147,17 +149,17 @@ export class SignalStore {
     );
   }
 
-  private async lockRun(
-    tx: RunStore,
-    runId: string,
-  ): Promise<{ status: RunStatus; epoch: number } | undefined> {
+  private async lockRun(tx: RunStore, runId: string): Promise<LockedRun | undefined> {
     const { records } = await tx.exec(
       `lock run "${runId}"`,
-      this.sql(`SELECT status, epoch FROM waymark_runs WHERE id = ?${this.forUpdate}`),
+      this.sql(`SELECT status, epoch, waiting_for FROM waymark_runs WHERE id = ?${this.forUpdate}`),
       [runId],
     );
-    const raw = records[0] as { status: RunStatus; epoch: unknown } | undefined;
-    return raw ? { status: raw.status, epoch: Number(raw.epoch) } : undefined;
+    const raw = records[0] as
+      { status: RunStatus; epoch: unknown; waiting_for: string | null } | undefined;
+    return raw
+      ? { status: raw.status, epoch: Number(raw.epoch), waitingFor: raw.waiting_for ?? null }
+      : undefined;
   }
 
   private get forUpdate(): string {

@@ -89,6 +89,7 @@ describe('the console page', () => {
       ['timeline.js', 'text/javascript'],
       ['approvals.js', 'text/javascript'],
       ['detail.js', 'text/javascript'],
+      ['streams.js', 'text/javascript'],
       ['app.js', 'text/javascript'],
       ['console.css', 'text/css'],
     ]) {

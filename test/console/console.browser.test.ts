@@ -5,7 +5,9 @@ import { chromium, type BrowserContext, type Locator, type Page } from 'playwrig
 import type { WaymarkRuntime } from 'waymark';
 import { startConsole, type RunningConsole } from '../../src/console';
 import { ConsoleShop, MARKUP_ERROR, SCRIPT_PAYLOAD } from './fixtures/ConsoleShop';
+import { container } from 'tsyringe';
 import { seedHistory } from '../support/seedHistory';
+import { Narrator, NarratorScript } from '../support/fixtures/Narrator';
 import { openRuntime, seedRuns, waitForStatus, type SeededRuns } from './support/seedRuns';
 
 /** Debian's Chromium; `.ci/run` installs the `chromium` package when it is missing. */
@@ -191,6 +193,7 @@ describe('the web console in Chromium', () => {
       'timeline.js',
       'approvals.js',
       'detail.js',
+      'streams.js',
       'app.js',
     ]);
   });
@@ -265,6 +268,29 @@ describe('the web console in Chromium', () => {
     expect(await page.isDisabled('#waiting-older')).toBe(true);
     await page.click('#waiting-newer');
     await until(items, (n) => n === 50);
+  });
+
+  it('follows a run’s stream live on its page', async () => {
+    const script = new NarratorScript();
+    let release!: () => void;
+    script.gate = new Promise((resolve) => (release = resolve));
+    container.registerInstance(NarratorScript, script);
+    const live = await runtime.start(Narrator, 'narrate', ['b5', 8]);
+    await page.locator(row(live.runId)).waitFor();
+    await page.click(row(live.runId));
+    const text = page.locator('#streams .stream[data-stream="tokens"] pre');
+    await until(
+      () => text.textContent(),
+      (shown) => shown === 't0t1t2t3t4t5t6t7',
+    );
+    expect(await page.isHidden('#streams-title')).toBe(false);
+    release();
+    const status = page.locator('#streams .stream[data-stream="tokens"] span');
+    await until(
+      () => status.textContent(),
+      (shown) => shown === '8 chunks, ended',
+    );
+    await live.result();
   });
 
   it('ran without a script error or a CSP violation', async () => {

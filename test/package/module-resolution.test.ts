@@ -80,7 +80,7 @@ describe('the packed package resolves with its types under every module setting'
   });
   afterAll(() => packed.remove());
 
-  it('exports waymark, waymark/testing, waymark/nest, waymark/otel and waymark/console', () => {
+  it('exports waymark, waymark/testing, waymark/nest, waymark/otel, waymark/console and waymark/ai', () => {
     expect(ENTRY_POINTS).toEqual(
       expect.arrayContaining([
         'waymark',
@@ -88,6 +88,7 @@ describe('the packed package resolves with its types under every module setting'
         'waymark/nest',
         'waymark/otel',
         'waymark/console',
+        'waymark/ai',
       ]),
     );
   });

@@ -4,7 +4,16 @@ import { resolve } from 'node:path';
 const ROOT = resolve(__dirname, '../..');
 
 /** The heavy modules a process that only imports waymark must not load yet. */
-const DEFERRED = ['typeorm', 'class-validator', 'mysql2', 'pg', 'better-sqlite3', 'commander'];
+const DEFERRED = [
+  'typeorm',
+  'class-validator',
+  'mysql2',
+  'pg',
+  'better-sqlite3',
+  'commander',
+  'ai',
+  '@openai/agents',
+];
 
 /** Which of `DEFERRED` a fresh Node process has loaded after running `script`. */
 function loadedAfter(script: string): string[] {

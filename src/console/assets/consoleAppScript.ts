@@ -20,6 +20,7 @@ export const CONSOLE_APP_SCRIPT = String.raw`'use strict';
   // waiting: the cursor of each approvals page seen so far (null for the first) and which is shown.
   var state = { filter: 'all', limit: 50, token: null, timer: null, waiting: { cursors: [null], page: 0 } };
   var detail;
+  var streams;
 
   function byId(id) {
     return document.getElementById(id);
@@ -111,7 +112,7 @@ export const CONSOLE_APP_SCRIPT = String.raw`'use strict';
     document.querySelectorAll('#runs-body tr').forEach(function (row) {
       row.classList.toggle('selected', row.dataset.runId === runId);
     });
-    detail.select(runId).catch(function (error) {
+    Promise.all([detail.select(runId), streams.select(runId)]).catch(function (error) {
       showProblem(error.message);
     });
   }
@@ -164,7 +165,7 @@ export const CONSOLE_APP_SCRIPT = String.raw`'use strict';
       renderRuns(pages[0]);
       approvals.render(byId('waiting-list'), byId('waiting-empty'), pages[1].runs, sendSignal);
       renderWaitingPager(pages[1]);
-      await detail.refresh();
+      await Promise.all([detail.refresh(), streams.refresh()]);
       showProblem('');
       byId('token-panel').hidden = true;
       byId('refreshed').textContent = 'refreshed ' + dom.formatTime(pages[0].now);
@@ -182,6 +183,9 @@ export const CONSOLE_APP_SCRIPT = String.raw`'use strict';
 
   function start() {
     detail = window.WaymarkDetail.create(api, showProblem);
+    streams = window.WaymarkStreams.create(api, function () {
+      return state.token;
+    }, showProblem);
     state.token = readToken();
     byId('token-panel').hidden = Boolean(state.token);
     byId('token-form').addEventListener('submit', function (event) {

@@ -13,6 +13,7 @@ export const CONSOLE_PAGE = `<!doctype html>
     <script defer src="timeline.js"></script>
     <script defer src="approvals.js"></script>
     <script defer src="detail.js"></script>
+    <script defer src="streams.js"></script>
     <script defer src="app.js"></script>
   </head>
   <body>
@@ -76,6 +77,8 @@ export const CONSOLE_PAGE = `<!doctype html>
           <button id="steps-more" type="button" hidden>Load more steps</button>
           <h3 id="outcome-title" hidden></h3>
           <pre id="outcome" class="outcome" hidden></pre>
+          <h3 id="streams-title" hidden>Streams</h3>
+          <div id="streams" class="streams"></div>
           <button id="cancel-run" type="button" class="danger" hidden>Cancel run</button>
         </div>
       </section>

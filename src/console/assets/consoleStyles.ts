@@ -95,6 +95,8 @@ ul.waiting .actions { display: flex; gap: 8px; align-items: center; }
 .legend .swatch.status-started { background: var(--started); }
 .legend .swatch.wait { background: repeating-linear-gradient(135deg, #c9cedb 0 3px, #8e96a8 3px 5px); }
 pre.outcome { background: var(--paper); border: 1px solid var(--line); border-radius: 6px; padding: 8px 10px; white-space: pre-wrap; word-break: break-word; max-height: 240px; overflow: auto; }
+pre.stream-text { background: var(--paper); border: 1px solid var(--line); border-radius: 6px; padding: 8px 10px; white-space: pre-wrap; word-break: break-word; max-height: 240px; overflow: auto; }
+.stream h4 { font-size: 12px; margin: 10px 0 2px; display: inline-block; margin-right: 8px; }
 h3 { font-size: 13px; margin: 14px 0 6px; }
 td.error { color: var(--failed); word-break: break-word; }
 details.value summary { cursor: pointer; font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12.5px; overflow-wrap: anywhere; }

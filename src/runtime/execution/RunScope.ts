@@ -3,6 +3,7 @@ import type { EntityManager } from 'typeorm';
 import type { Clock } from '../../ground/Clock';
 import type { MethodCall } from './MethodCall';
 import type { RunState } from './RunState';
+import type { StreamWriter } from '../streams/StreamWriter';
 
 /** The step whose body is executing. */
 export interface StepFrame {
@@ -28,6 +29,7 @@ export interface RunOperations {
   record<T>(scope: RunScope, name: string, produce: () => T): T;
   patched(scope: RunScope, id: string): boolean;
   deprecatePatch(scope: RunScope, id: string): void;
+  stream<T>(scope: RunScope, name: string): StreamWriter<T>;
 }
 
 const storage = new AsyncLocalStorage<RunScope>();

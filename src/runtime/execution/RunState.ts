@@ -16,6 +16,14 @@ export interface RunHalt {
   readonly wakeAt?: number | null;
 }
 
+/** Data a claim holds in memory for a while (a stream's batch), stored before a step's checkpoint. */
+export interface RunBuffer {
+  /** Whether anything is held or being written. */
+  readonly pending: boolean;
+  /** Stores what is held; throws what a background write of it failed with. */
+  flush(): Promise<void>;
+}
+
 /**
  * The in-memory state of one claim of a run executing here: the call, the claim every write
  * is fenced by, the recorded history, the next sequence number, background writes not yet
@@ -30,6 +38,7 @@ export class RunState {
   private pendingWrites = 0;
   private writeFailure: { error: unknown } | undefined;
   private haltReason: RunHalt | undefined;
+  private readonly buffers = new Map<string, RunBuffer>();
 
   constructor(
     readonly claim: ClaimToken,
@@ -78,13 +87,33 @@ export class RunState {
 
   /** Waits for tracked writes; throws the first one that failed. */
   async flush(): Promise<void> {
+    if (this.buffers.size > 0) await this.flushBuffers();
     await this.writes;
     if (this.writeFailure) throw this.writeFailure.error;
   }
 
   /** Whether flush() has anything to wait for or report (the hot path skips it otherwise). */
   needsFlush(): boolean {
-    return this.pendingWrites > 0 || this.writeFailure !== undefined;
+    return this.pendingWrites > 0 || this.writeFailure !== undefined || this.hasPendingBuffers();
+  }
+
+  /** The buffer under `key` of this claim, created by `create` the first time. */
+  buffer<B extends RunBuffer>(key: string, create: () => B): B {
+    let buffer = this.buffers.get(key) as B | undefined;
+    if (!buffer) this.buffers.set(key, (buffer = create()));
+    return buffer;
+  }
+
+  /** Whether a buffer holds data not yet stored. */
+  hasPendingBuffers(): boolean {
+    if (this.buffers.size === 0) return false;
+    for (const buffer of this.buffers.values()) if (buffer.pending) return true;
+    return false;
+  }
+
+  /** Stores what every buffer holds. */
+  async flushBuffers(): Promise<void> {
+    await Promise.all([...this.buffers.values()].map((buffer) => buffer.flush()));
   }
 
   get halted(): RunHalt | undefined {

@@ -97,6 +97,8 @@ export class StepPath {
       body: (attempt, signal) => this.body(scope, call, writer, write, attempt, signal),
     });
     this.parts.lifecycle.assertAlive(`record step "${name}"`);
+    // A completed step is never executed again: the chunks it streamed are stored first.
+    if (run.hasPendingBuffers()) await run.flushBuffers();
     if (outcome.ok && outcome.value instanceof CommittedWithBody) {
       hooks.afterCommit?.(point);
       const { value, row } = outcome.value;

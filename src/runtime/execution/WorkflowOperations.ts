@@ -4,8 +4,11 @@ import type { DurableWaits } from './DurableWaits';
 import type { HandOver } from './HandOver';
 import type { MethodCall } from './MethodCall';
 import type { RecordedValues } from './RecordedValues';
-import type { RunOperations, RunScope } from './RunScope';
+import { RunScope, type RunOperations } from './RunScope';
 import type { StepPath } from './StepPath';
+import type { Streams } from '../streams/Streams';
+import type { StreamWriter } from '../streams/StreamWriter';
+import type { StreamAuthor } from '../streams/StreamBuffer';
 
 /**
  * What workflow code does in a run, each taking its sequence number synchronously at the
@@ -19,6 +22,7 @@ export class WorkflowOperations implements RunOperations {
     private readonly waits: DurableWaits,
     private readonly values: RecordedValues,
     private readonly handOver: HandOver,
+    readonly streams: Streams,
   ) {}
 
   step(scope: RunScope, call: MethodCall): Promise<unknown> {
@@ -52,4 +56,14 @@ export class WorkflowOperations implements RunOperations {
   deprecatePatch(scope: RunScope, id: string): void {
     this.values.deprecatePatch(scope.run, id);
   }
+
+  stream<T>(scope: RunScope, name: string): StreamWriter<T> {
+    return this.streams.writer<T>(scope.run, name, currentAuthor);
+  }
+}
+
+/** The step executing in the caller's async context, as a stream's writer names it. */
+function currentAuthor(): StreamAuthor | null {
+  const step = RunScope.current()?.step;
+  return step ? { seq: step.seq, step: step.name, attempt: step.attempt } : null;
 }

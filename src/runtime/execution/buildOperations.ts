@@ -4,6 +4,8 @@ import type { Lifecycle } from '../../ground/Lifecycle';
 import type { LeaseHolder } from '../../ground/ProcessIdentity';
 import type { RunStore } from '../../store/RunStore';
 import type { WorkQueue } from '../../store/WorkQueue';
+import { StreamStore } from '../../store/StreamStore';
+import { Streams } from '../streams/Streams';
 import type { RuntimeEvents } from '../RuntimeEvents';
 import { ChildRuns, type ChildStarter } from './ChildRuns';
 import { DurableWaits } from './DurableWaits';
@@ -38,6 +40,8 @@ export interface OperationsSettings {
   /** Runs live in the application's own DataSource: transactional steps are possible. */
   readonly sharesApplicationDataSource: boolean;
   readonly startChild: ChildStarter;
+  /** Whether a run executes in this process (its stream readers here need not poll). */
+  readonly executingHere: (runId: string) => boolean;
 }
 
 /**
@@ -87,5 +91,12 @@ export function buildOperations(s: OperationsSettings): WorkflowOperations {
     new DurableWaits({ ...s, replay }),
     new RecordedValues(store, clock, replay),
     handOver,
+    new Streams({
+      store: new StreamStore(store),
+      codec,
+      clock,
+      lifecycle,
+      executingHere: s.executingHere,
+    }),
   );
 }

@@ -6,6 +6,7 @@ import { M0004AddSignalsAndWaits } from './M0004AddSignalsAndWaits';
 import { M0005AddForks } from './M0005AddForks';
 import { M0006AddLeaseHolders } from './M0006AddLeaseHolders';
 import { M0007AddKeysAndParkedReasons } from './M0007AddKeysAndParkedReasons';
+import { M0008AddStreams } from './M0008AddStreams';
 
 /**
  * waymark's schema migrations, oldest first. Applied by the runtime unless
@@ -20,4 +21,5 @@ export const waymarkMigrations: ReadonlyArray<new () => MigrationInterface> = [
   M0005AddForks,
   M0006AddLeaseHolders,
   M0007AddKeysAndParkedReasons,
+  M0008AddStreams,
 ];

@@ -1,0 +1,91 @@
+import type {
+  FunctionTool,
+  Model,
+  ModelProvider,
+  ModelRequest,
+  ModelResponse,
+  StreamEvent,
+  Tool,
+} from '@openai/agents';
+import type { RetryOptions } from '../policies/RetryPolicy';
+import { inWorkflowCode, runInlineStep } from '../runtime/inlineStep';
+import { modelRetryPolicy } from './modelErrors';
+
+/** Options of {@link durableModelProvider}. */
+export interface DurableModelProviderOptions {
+  /** Retries of one model call; default as `durableModel`'s (5 attempts, `Retry-After` honoured). */
+  retry?: RetryOptions;
+}
+
+type StoredResponse = Omit<ModelResponse, 'usage'> & { usage: Record<string, unknown> };
+
+/**
+ * Wraps an `@openai/agents` model provider so that, inside a run, each model call of
+ * `run(agent, input)` (`getResponse` and `getStreamedResponse`) is a step named
+ * `model:<model name>`, answered from the store on resume. Give it to the runner:
+ * `new Runner({ modelProvider: durableModelProvider(new OpenAIProvider(…)) })`. Tools are
+ * wrapped apart, with {@link durableAgentTools}. Outside a run, calls pass through.
+ */
+export function durableModelProvider(
+  provider: ModelProvider,
+  options: DurableModelProviderOptions = {},
+): ModelProvider {
+  const retry = modelRetryPolicy(options.retry, 'durableModelProvider(): retry');
+  return {
+    async getModel(modelName?: string): Promise<Model> {
+      const inner = await provider.getModel(modelName);
+      const spec = { name: `model:${modelName ?? 'default'}`, retry };
+      return {
+        async getResponse(request: ModelRequest): Promise<ModelResponse> {
+          if (!inWorkflowCode()) return inner.getResponse(request);
+          const stored = await runInlineStep(spec, async () =>
+            toStored(await inner.getResponse(request)),
+          );
+          const { Usage } = await import('@openai/agents');
+          return {
+            ...stored,
+            usage: new Usage(stored.usage),
+          };
+        },
+        async *getStreamedResponse(request: ModelRequest): AsyncIterable<StreamEvent> {
+          if (!inWorkflowCode()) return yield* inner.getStreamedResponse(request);
+          const events = await runInlineStep(spec, async () => {
+            const all: StreamEvent[] = [];
+            for await (const event of inner.getStreamedResponse(request)) all.push(event);
+            return all;
+          });
+          yield* events;
+        },
+      };
+    },
+  };
+}
+
+/**
+ * Makes each function tool's call a step of the run (`tool:<name>`, idempotency key
+ * `${runId}:tool:<callId>`), replayed on resume. Other tools (hosted, computer) are left as
+ * they are: they run at the provider, inside the model call's step.
+ */
+export function durableAgentTools<T extends Tool<any>[]>(tools: T): T {
+  return tools.map((tool) => (tool.type === 'function' ? durableFunctionTool(tool) : tool)) as T;
+}
+
+function durableFunctionTool(tool: FunctionTool<any, any, any>): FunctionTool<any, any, any> {
+  const invoke = tool.invoke.bind(tool);
+  return {
+    ...tool,
+    invoke: (runContext, input, details) => {
+      const callId = details?.toolCall?.callId;
+      if (!inWorkflowCode() || callId === undefined) return invoke(runContext, input, details);
+      return runInlineStep({ name: `tool:${tool.name}`, key: `tool:${callId}` }, () =>
+        invoke(runContext, input, details),
+      );
+    },
+  };
+}
+
+/** The response with its `Usage` instance as plain data (it has methods). */
+function toStored(response: ModelResponse): StoredResponse {
+  const usage = { ...response.usage } as Record<string, unknown>;
+  return { ...response, usage };
+}

@@ -1,0 +1,122 @@
+import { InvalidArgumentError } from '../errors/InvalidArgumentError';
+import { parseDuration, type Duration } from '../ground/Duration';
+import type { RetryOptions } from '../policies/RetryPolicy';
+import { inWorkflowCode, runInlineStep } from '../runtime/inlineStep';
+import { WorkflowContext } from '../runtime/WorkflowContext';
+import { modelRetryPolicy } from './modelErrors';
+import type { LanguageModelV3, ModelMiddleware } from './modelTypes';
+import { recordGenerate, recordStream, replayStream } from './recordedModelCall';
+
+/** Options of {@link durableModel} and {@link durableMiddleware}. */
+export interface DurableModelOptions {
+  /** The step name in the history; default `model:<modelId>`. */
+  name?: string;
+  /**
+   * Retries of one model call, stored like a `@Retry` step's; default 5 attempts, backoff
+   * from 1 s doubling to 1 min, `Retry-After` honoured, classified by `isRetryableModelError`.
+   */
+  retry?: RetryOptions;
+  /**
+   * The run's durable stream the text of streamed calls (`streamText`) is written to as it
+   * arrives, one chunk per text delta, for a UI to read with `runtime.readStream(runId, 'llm')`;
+   * default `'llm'`, `false` for none. A call cut by a failure or a crash and made again is
+   * preceded by a restart marker carrying the attempt.
+   */
+  stream?: string | false;
+  /** Longest one attempt may take: the request is aborted and the attempt retried. */
+  timeout?: Duration;
+}
+
+const context = new WorkflowContext();
+
+/**
+ * The AI SDK middleware behind {@link durableModel}, for composing with other middleware
+ * (`wrapLanguageModel({ model, middleware: [durableMiddleware(), …] })`; put it first so it
+ * records what the others produce).
+ */
+export function durableMiddleware(options: DurableModelOptions = {}): ModelMiddleware {
+  const retry = modelRetryPolicy(options.retry, 'durableModel(): retry');
+  const streamName = options.stream ?? 'llm';
+  const timeoutMs =
+    options.timeout === undefined
+      ? undefined
+      : parseDuration(options.timeout, 'durableModel(): timeout');
+  const spec = (model: LanguageModelV3) => ({
+    name: options.name ?? `model:${model.modelId}`,
+    retry,
+    timeoutMs,
+  });
+  return {
+    specificationVersion: 'v3',
+    wrapGenerate: ({ doGenerate, params, model }) => {
+      if (!inWorkflowCode()) return doGenerate();
+      return runInlineStep(spec(model), async () =>
+        recordGenerate(await model.doGenerate({ ...params, abortSignal: stepSignal(params) })),
+      );
+    },
+    wrapStream: async ({ doStream, params, model }) => {
+      if (!inWorkflowCode()) return doStream();
+      const recorded = await runInlineStep(spec(model), async () => {
+        const out = streamName === false ? undefined : context.stream<string>(streamName);
+        const result = await model.doStream({ ...params, abortSignal: stepSignal(params) });
+        return recordStream(result, (part) => {
+          if (part.type === 'text-delta' && part.delta !== '') out?.write(part.delta);
+        });
+      });
+      return replayStream(recorded);
+    },
+  };
+}
+
+/**
+ * Wraps an AI SDK language model so that, inside a run, each model call (`generateText`,
+ * `streamText`, an agent's loop) is a checkpointed step named `model:<modelId>`: executed
+ * once, retried with stored attempts, and on resume answered from the store with no
+ * request. Outside a run, or inside a step's body, calls pass through untouched.
+ *
+ * Pass `maxRetries: 0` to `generateText` / `streamText`: waymark does the retrying (its
+ * attempts survive a crash); see the README's "Agents" section for the precedence.
+ *
+ * @example
+ * ```ts
+ * const model = durableModel(openai('gpt-4o-mini'));
+ * const { text } = await generateText({ model, tools, stopWhen: stepCountIs(8), maxRetries: 0, prompt });
+ * ```
+ */
+export function durableModel(
+  model: LanguageModelV3,
+  options?: DurableModelOptions,
+): LanguageModelV3 {
+  const candidate = model as unknown;
+  if (
+    typeof candidate !== 'object' ||
+    candidate === null ||
+    (candidate as { specificationVersion?: unknown }).specificationVersion !== 'v3'
+  ) {
+    throw new InvalidArgumentError(
+      'durableModel(): model',
+      `must be an AI SDK 6 language model object (specificationVersion "v3", e.g. openai('gpt-4o-mini')), got ${describe(candidate)}`,
+    );
+  }
+  // Loaded here, not at the top: `waymark/ai` also serves @openai/agents users without `ai`.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { wrapLanguageModel } = require('ai') as typeof import('ai');
+  return wrapLanguageModel({ model, middleware: durableMiddleware(options) });
+}
+
+/** The caller's abort signal joined with the step's (timeout, cancellation). */
+function stepSignal(params: { abortSignal?: AbortSignal }): AbortSignal {
+  const own = context.signal;
+  return params.abortSignal ? AbortSignal.any([params.abortSignal, own]) : own;
+}
+
+function describe(value: unknown): string {
+  if (typeof value === 'string')
+    return `the string "${value}" (a gateway model id cannot be wrapped)`;
+  if (value === null) return 'null';
+  if (typeof value !== 'object') return typeof value;
+  const version = (value as { specificationVersion?: unknown }).specificationVersion;
+  return version === undefined
+    ? 'an object without specificationVersion'
+    : `specificationVersion ${JSON.stringify(version)}`;
+}

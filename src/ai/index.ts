@@ -1,0 +1,24 @@
+/**
+ * `waymark/ai`: model calls and tool calls of the Vercel AI SDK (`ai` 6) as steps of a run.
+ * Needs the optional peer dependency `ai`; `import 'waymark'` never loads it.
+ */
+export { durableModel, durableMiddleware, type DurableModelOptions } from './durableModel';
+export {
+  durableTools,
+  type DurableToolOptions,
+  type DurableToolsOptions,
+  type StorableToolOutputs,
+} from './durableTools';
+export {
+  APPROVAL_REQUEST_STEP,
+  type ApprovalRule,
+  type ToolApproval,
+  type ToolApprovalRequest,
+} from './toolApproval';
+export { ToolApprovalDeniedError, isToolApprovalDeniedError } from './ToolApprovalDeniedError';
+export { classifyModelError, isRetryableModelError, DEFAULT_MODEL_RETRY } from './modelErrors';
+export {
+  durableModelProvider,
+  durableAgentTools,
+  type DurableModelProviderOptions,
+} from './agentsAdapter';

@@ -1,0 +1,11 @@
+import type { LanguageModelMiddleware, wrapLanguageModel } from 'ai';
+
+/**
+ * The AI SDK's language model types, taken from the `ai` package itself (not from
+ * `@ai-sdk/provider`, which a strict package manager may not let this module resolve).
+ */
+export type LanguageModelV3 = Parameters<typeof wrapLanguageModel>[0]['model'];
+export type ModelMiddleware = LanguageModelMiddleware;
+export type GenerateResult = Awaited<ReturnType<LanguageModelV3['doGenerate']>>;
+export type StreamResult = Awaited<ReturnType<LanguageModelV3['doStream']>>;
+export type StreamPart = StreamResult['stream'] extends ReadableStream<infer P> ? P : never;

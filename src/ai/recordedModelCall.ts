@@ -1,0 +1,57 @@
+import type { GenerateResult, StreamPart, StreamResult } from './modelTypes';
+
+/** A streamed model call as stored: every part in order, and the response headers. */
+export interface RecordedStream {
+  readonly parts: StreamPart[];
+  readonly response?: StreamResult['response'];
+}
+
+/**
+ * What is stored of a `doGenerate` result: everything but the raw request and response
+ * bodies (the SDK's `response.body` is the provider's JSON again, doubling the row for
+ * nothing the agent loop reads).
+ */
+export function recordGenerate(result: GenerateResult): GenerateResult {
+  const stored: GenerateResult = { ...result };
+  delete stored.request;
+  if (!result.response) return stored;
+  const response = { ...result.response };
+  delete response.body;
+  return { ...stored, response };
+}
+
+/**
+ * Reads a `doStream` result to its end, handing each part to `onPart` as it arrives (the
+ * live token stream), and returns what is stored. A stream that errors (a dropped
+ * connection) throws, so the attempt fails and is classified like any other.
+ */
+export async function recordStream(
+  result: StreamResult,
+  onPart?: (part: StreamPart) => void | Promise<void>,
+): Promise<RecordedStream> {
+  const parts: StreamPart[] = [];
+  const reader = result.stream.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      parts.push(value);
+      if (onPart) await onPart(value);
+    }
+  } finally {
+    reader.releaseLock();
+  }
+  const headers = result.response?.headers;
+  return headers ? { parts, response: { headers } } : { parts };
+}
+
+/** A stored stream as the SDK expects `doStream` to answer: the parts, at once. */
+export function replayStream(recorded: RecordedStream): StreamResult {
+  const stream = new ReadableStream<StreamPart>({
+    start(controller) {
+      for (const part of recorded.parts) controller.enqueue(part);
+      controller.close();
+    },
+  });
+  return recorded.response ? { stream, response: recorded.response } : { stream };
+}

@@ -1,0 +1,70 @@
+import type { ToolExecutionOptions } from 'ai';
+import { NotInRunError } from '../errors/NotInRunError';
+import { inWorkflowCode, runInlineStep } from '../runtime/inlineStep';
+import { WorkflowContext } from '../runtime/WorkflowContext';
+import { TOOL_APPROVAL_PREFIX } from '../store/toolApprovalSignals';
+import { ToolApprovalDeniedError } from './ToolApprovalDeniedError';
+
+/** Whether a tool call must be approved: always, never, or decided from its input. */
+export type ApprovalRule<INPUT> =
+  boolean | ((input: INPUT, options: { toolCallId: string }) => boolean | PromiseLike<boolean>);
+
+/** The payload of the signal `approve:<toolCallId>`. */
+export interface ToolApproval {
+  approved: boolean;
+  /** Told to the model when the call is rejected. */
+  reason?: string;
+  [field: string]: unknown;
+}
+
+/** What the history records before the wait, and the console's approvals list shows. */
+export interface ToolApprovalRequest {
+  readonly tool: string;
+  readonly toolCallId: string;
+  readonly input: unknown;
+}
+
+/** The step that records a proposed tool call, just before its approval wait. */
+export const APPROVAL_REQUEST_STEP = 'approval-request';
+
+const context = new WorkflowContext();
+
+/** True when any rule (ours, then the tool's own AI SDK `needsApproval`) asks for approval. */
+export async function needsApproval(
+  rules: ReadonlyArray<ApprovalRule<unknown> | undefined>,
+  input: unknown,
+  call: ToolExecutionOptions,
+): Promise<boolean> {
+  for (const rule of rules) {
+    if (rule === undefined || rule === false) continue;
+    if (rule === true) return true;
+    if (await rule(input, call)) return true;
+  }
+  return false;
+}
+
+/**
+ * Records the proposed call (tool name, call id, arguments) as a step, then waits for the
+ * signal `approve:<toolCallId>`: the run is released to `waiting` meanwhile. Throws
+ * {@link ToolApprovalDeniedError} when the answer is not `approved: true`.
+ */
+export async function awaitToolApproval(
+  tool: string,
+  toolCallId: string,
+  input: unknown,
+  timeoutMs: number | undefined,
+): Promise<void> {
+  if (!inWorkflowCode()) {
+    throw new NotInRunError(`the approval of tool ${tool}`, 'run');
+  }
+  const request: ToolApprovalRequest = { tool, toolCallId, input };
+  await runInlineStep({ name: APPROVAL_REQUEST_STEP }, () => Promise.resolve(request));
+  const answer = await context.waitForSignal<ToolApproval | undefined>(
+    `${TOOL_APPROVAL_PREFIX}${toolCallId}`,
+    timeoutMs === undefined ? {} : { timeout: timeoutMs },
+  );
+  if (answer?.approved !== true) {
+    const reason = typeof answer?.reason === 'string' ? answer.reason : undefined;
+    throw new ToolApprovalDeniedError(tool, toolCallId, reason);
+  }
+}

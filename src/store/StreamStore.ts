@@ -1,0 +1,159 @@
+import { isDuplicateKey } from './Dialect';
+import type { RunStatus } from './RunStatus';
+import type { RunStore } from './RunStore';
+import { numbered } from './statements';
+
+/** One stored batch of a stream: the chunks at offsets `firstOffset` to `firstOffset + count - 1`. */
+export interface StreamBatchRow {
+  readonly runId: string;
+  readonly stream: string;
+  readonly firstOffset: number;
+  readonly count: number;
+  /** A JSON array of encoded chunks (the restart marker, when there is one, is not in it). */
+  readonly chunks: string;
+  /** A restart marker taking offset `firstOffset` (JSON `{ step, seq, attempt }`), or null. */
+  readonly restart: string | null;
+  /** The stream ends after this batch. */
+  readonly closed: boolean;
+  /** The step whose body wrote the batch; null for `close()` from workflow code. */
+  readonly stepSeq: number | null;
+  readonly createdAt: number;
+}
+
+/** Where a stream stands: its next offset, whether it is closed, which steps wrote to it. */
+export interface StreamTail {
+  readonly nextOffset: number;
+  readonly closed: boolean;
+  readonly stepSeqs: ReadonlySet<number>;
+}
+
+/** A stream of a run, as the console lists it. */
+export interface StreamSummary {
+  readonly name: string;
+  readonly length: number;
+  readonly closed: boolean;
+}
+
+/** The most chunks one batch holds, so a read from an offset can use the key's order. */
+export const MAX_BATCH_CHUNKS = 8192;
+
+const COLUMNS =
+  'run_id, stream, first_offset, chunk_count, chunks, restart, closed, step_seq, created_at';
+
+/** The one place stream batches are read and written. */
+export class StreamStore {
+  constructor(private readonly store: RunStore) {}
+
+  /** Appends batches in one statement; 'duplicate' when an offset was taken meanwhile. */
+  async append(rows: readonly StreamBatchRow[]): Promise<'ok' | 'duplicate'> {
+    const values = rows.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ');
+    const params = rows.flatMap((r) => [
+      r.runId,
+      r.stream,
+      r.firstOffset,
+      r.count,
+      r.chunks,
+      r.restart,
+      r.closed ? 1 : 0,
+      r.stepSeq,
+      r.createdAt,
+    ]);
+    const first = rows[0];
+    try {
+      await this.store.exec(
+        `append to stream "${first.stream}" of run "${first.runId}"`,
+        this.sql(`INSERT INTO waymark_stream_chunks (${COLUMNS}) VALUES ${values}`),
+        params,
+      );
+      return 'ok';
+    } catch (error) {
+      if (isDuplicateKey(error)) return 'duplicate';
+      throw error;
+    }
+  }
+
+  /** The stream's next offset, whether it is closed, and the steps that wrote to it. */
+  async tail(runId: string, stream: string): Promise<StreamTail> {
+    const { records } = await this.store.exec(
+      `read the end of stream "${stream}" of run "${runId}"`,
+      this.sql(
+        'SELECT step_seq, MAX(first_offset + chunk_count) AS next_offset, MAX(closed) AS closed ' +
+          'FROM waymark_stream_chunks WHERE run_id = ? AND stream = ? GROUP BY step_seq',
+      ),
+      [runId, stream],
+    );
+    let nextOffset = 0;
+    let closed = false;
+    const stepSeqs = new Set<number>();
+    for (const raw of records as Array<Record<string, unknown>>) {
+      nextOffset = Math.max(nextOffset, Number(raw.next_offset));
+      closed ||= Number(raw.closed) === 1;
+      if (raw.step_seq !== null && raw.step_seq !== undefined) stepSeqs.add(Number(raw.step_seq));
+    }
+    return { nextOffset, closed, stepSeqs };
+  }
+
+  /** Up to `limit` batches holding offsets from `from` on, in order. */
+  async read(
+    runId: string,
+    stream: string,
+    from: number,
+    limit: number,
+  ): Promise<StreamBatchRow[]> {
+    const { records } = await this.store.exec(
+      `read stream "${stream}" of run "${runId}"`,
+      this.sql(
+        `SELECT ${COLUMNS} FROM waymark_stream_chunks WHERE run_id = ? AND stream = ? ` +
+          'AND first_offset > ? AND first_offset + chunk_count > ? ORDER BY first_offset LIMIT ?',
+      ),
+      [runId, stream, from - MAX_BATCH_CHUNKS - 1, from, limit],
+    );
+    return (records as Array<Record<string, unknown>>).map(toBatchRow);
+  }
+
+  /** The streams a run wrote to, by name. */
+  async list(runId: string): Promise<StreamSummary[]> {
+    const { records } = await this.store.exec(
+      `list the streams of run "${runId}"`,
+      this.sql(
+        'SELECT stream, MAX(first_offset + chunk_count) AS length, MAX(closed) AS closed ' +
+          'FROM waymark_stream_chunks WHERE run_id = ? GROUP BY stream ORDER BY stream',
+      ),
+      [runId],
+    );
+    return (records as Array<Record<string, unknown>>).map((raw) => ({
+      name: String(raw.stream),
+      length: Number(raw.length),
+      closed: Number(raw.closed) === 1,
+    }));
+  }
+
+  /** The run's status, or undefined when there is no such run. */
+  async runStatus(runId: string): Promise<RunStatus | undefined> {
+    const { records } = await this.store.exec(
+      `read the status of run "${runId}"`,
+      this.sql('SELECT status FROM waymark_runs WHERE id = ?'),
+      [runId],
+    );
+    const raw = records[0] as { status: RunStatus } | undefined;
+    return raw?.status;
+  }
+
+  private sql(text: string): string {
+    return numbered(text, this.store.dialect === 'postgres');
+  }
+}
+
+function toBatchRow(raw: Record<string, unknown>): StreamBatchRow {
+  return {
+    runId: String(raw.run_id),
+    stream: String(raw.stream),
+    firstOffset: Number(raw.first_offset),
+    count: Number(raw.chunk_count),
+    chunks: String(raw.chunks),
+    restart: typeof raw.restart === 'string' ? raw.restart : null,
+    closed: Number(raw.closed) === 1,
+    stepSeq: raw.step_seq === null || raw.step_seq === undefined ? null : Number(raw.step_seq),
+    createdAt: Number(raw.created_at),
+  };
+}

@@ -1,0 +1,3 @@
+export * from './FakeOpenAiServer';
+export * from './replies';
+export * from './agentScript';
