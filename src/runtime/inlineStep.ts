@@ -69,6 +69,7 @@ function inlinePlan(spec: InlineStepSpec, body: () => Promise<unknown>): MethodP
       return {
         key: spec.key === undefined ? `${runId}:${seq}` : `${runId}:${spec.key}`,
         global: false,
+        custom: spec.key !== undefined,
       };
     },
   };
