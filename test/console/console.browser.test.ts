@@ -92,19 +92,28 @@ function listedRuns(count: number): Promise<string[]> {
   );
 }
 
-/** `name` of each element `locator` matches. */
-async function attributes(locator: Locator, name: string): Promise<string[]> {
-  const elements = await locator.all();
-  return Promise.all(elements.map(async (element) => (await element.getAttribute(name)) ?? ''));
+/**
+ * `name` of each element `locator` matches, read in one evaluation: the console re-renders
+ * its lists while they are read, and reading element by element can ask for a row that a
+ * re-render just removed.
+ */
+function attributes(locator: Locator, name: string): Promise<string[]> {
+  return locator.evaluateAll(
+    (elements, attribute) => elements.map((element) => element.getAttribute(attribute) ?? ''),
+    name,
+  );
 }
 
 /** Clicks a run and waits for its timeline; returns each bar's step and status. */
 async function openTimeline(runId: string): Promise<Array<{ step: string; status: string }>> {
   await page.click(row(runId));
   await page.locator(`#timeline svg[aria-label="step timeline of run ${runId}"]`).waitFor();
-  const steps = await attributes(page.locator('#timeline g.step'), 'data-step');
-  const statuses = await attributes(page.locator('#timeline g.step rect.bar'), 'data-status');
-  return steps.map((step, i) => ({ step, status: statuses[i] }));
+  return page.locator('#timeline g.step').evaluateAll((groups) =>
+    groups.map((group) => ({
+      step: group.getAttribute('data-step') ?? '',
+      status: group.querySelector('rect.bar')?.getAttribute('data-status') ?? '',
+    })),
+  );
 }
 
 describe('the web console in Chromium', () => {
@@ -276,6 +285,7 @@ describe('the web console in Chromium', () => {
     script.gate = new Promise((resolve) => (release = resolve));
     container.registerInstance(NarratorScript, script);
     const live = await runtime.start(Narrator, 'narrate', ['b5', 8]);
+    await page.click('#filters button[data-status="all"]');
     await page.locator(row(live.runId)).waitFor();
     await page.click(row(live.runId));
     const text = page.locator('#streams .stream[data-stream="tokens"] pre');
