@@ -2,9 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { DependencyContainer } from 'tsyringe';
 import type { DataSource } from 'typeorm';
 import type { AnyClass } from '../decorators/metadata';
-import { planFor, type MethodPlan } from '../decorators/MethodPlan';
 import { validateClassPolicies } from '../decorators/validateClassPolicies';
-import { WorkflowNotRegisteredError } from '../errors/WorkflowNotRegisteredError';
 import type { HistoryPageOptions } from '../store/HistoryPages';
 import { assertRunId } from '../store/identifiers';
 import type { Disposable } from '../ground/Disposable';
@@ -16,6 +14,8 @@ import { RunHandle, type RunAccess } from './RunHandle';
 import type { AnyListener, WaymarkEventName, WaymarkEvents } from './RuntimeEvents';
 import { RuntimeRegistry } from './RuntimeRegistry';
 import { closeOnSignals } from './closeOnSignals';
+import { FlowControls } from './FlowControls';
+import { workflowPlan } from './workflowPlan';
 import type { QueueOption } from './OperatorActions';
 import { Worker, type WorkerOptions } from './Worker';
 import type { RuntimeParts } from './RuntimeParts';
@@ -23,6 +23,7 @@ import type { ArgsOf, AsyncMethodOf, ResultOf } from './WorkflowMethod';
 
 export type { AsyncMethodOf } from './WorkflowMethod';
 export type { RuntimeParts } from './RuntimeParts';
+export type { LimiterStats, QueueStats, QueuedRunView } from './FlowControls';
 
 export type { QueueOption } from './OperatorActions';
 
@@ -31,7 +32,11 @@ export interface StartOptions {
   /** Use this run id instead of the one `@Workflow({ id })` derives or a new UUID. */
   runId?: string;
   /** Record the run as `pending` for a worker (any process) instead of executing it here. */
-  queue?: boolean;
+  queue?: boolean | string; // a name: that queue (`runtime.queue`); true: the workflow's or the default
+  /** Within a named queue: higher goes first (default 0). */
+  priority?: number;
+  /** At most one queued or running run per key; a start whose key is held returns that run. */
+  dedupe?: string;
 }
 
 /**
@@ -44,12 +49,13 @@ export interface StartOptions {
  * await runtime.close();
  * ```
  */
-export class WaymarkRuntime {
+export class WaymarkRuntime extends FlowControls {
   private closing: Promise<void> | undefined;
   private readonly access: RunAccess;
 
   /** @internal Use `Waymark.create()`. */
-  constructor(protected readonly parts: RuntimeParts) {
+  constructor(parts: RuntimeParts) {
+    super(parts);
     this.access = {
       loadRun: (runId) => parts.store.loadRun(runId),
       history: (runId, page) => parts.queries.history(runId, page),
@@ -285,15 +291,4 @@ export class WaymarkRuntime {
     RuntimeRegistry.deactivate(this.parts.entry);
     return this.parts.shutdown.run(graceMs);
   }
-}
-
-function workflowPlan(Class: AnyClass, method: string): MethodPlan {
-  const plan = planFor(Class, method);
-  if (!plan?.workflow) {
-    throw new WorkflowNotRegisteredError(
-      `${Class.name}.${method}`,
-      'the method is not decorated with @Workflow',
-    );
-  }
-  return plan;
 }

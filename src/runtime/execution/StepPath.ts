@@ -90,6 +90,7 @@ export class StepPath {
       point,
       policy: call.plan.retry,
       timeoutMs: call.plan.step!.timeoutMs,
+      limiter: call.plan.step!.limiter,
       body: (attempt, signal) => this.body(scope, call, writer, write, attempt, signal),
     });
     this.parts.lifecycle.assertAlive(`record step "${name}"`);

@@ -9,6 +9,7 @@ import { ChildRuns, type ChildStarter } from './ChildRuns';
 import { DurableWaits } from './DurableWaits';
 import { GlobalKeyClaims } from './GlobalKeyClaims';
 import { HandOver } from './HandOver';
+import type { LimiterGate } from './LimiterGate';
 import { RecordedValues } from './RecordedValues';
 import { StepAttempts } from './StepAttempts';
 import type { StepHooks } from './StepHooks';
@@ -38,6 +39,8 @@ export interface OperationsSettings {
   /** Runs live in the application's own DataSource: transactional steps are possible. */
   readonly sharesApplicationDataSource: boolean;
   readonly startChild: ChildStarter;
+  /** Where `@Step({ limiter })` attempts wait for their limiter's slots. */
+  readonly limiters: LimiterGate;
 }
 
 /**
