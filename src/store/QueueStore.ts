@@ -1,7 +1,7 @@
 import type { LeaseHolder } from '../ground/ProcessIdentity';
 import type { ResolvedQueue } from '../policies/FlowLimits';
 import { CLAIM_SET, claimParams } from './Leases';
-import { QueueLocks } from './QueueLocks';
+import { insertIgnoring, QueueLocks } from './QueueLocks';
 import { toRunRow, type RunRow } from './rows';
 import type { RunStore } from './RunStore';
 import { numbered, RUN_COLUMNS } from './statements';
@@ -43,8 +43,10 @@ export class QueueStore {
         await new QueueLocks(tx).lock('queue', request.queue.name, request.now);
         const room = await this.room(tx, request);
         if (room < 1) return [];
-        const ids = await this.candidates(tx, request, room);
-        if (ids.length === 0) return [];
+        const picked = await this.candidates(tx, request, room);
+        if (picked.length === 0) return [];
+        const ids = picked.map((p) => p.id);
+        if (request.queue.partitionBy) await this.takeTurns(tx, request, picked);
         const marks = ids.map(() => '?').join(', ');
         const { holder, token, leaseUntil, now } = request;
         await tx.exec(
@@ -62,7 +64,9 @@ export class QueueStore {
           ),
           [...ids, token],
         );
-        return records.map(toRunRow);
+        // In the order they were picked: the worker starts them in turn order.
+        const rank = new Map(ids.map((id, i) => [id, i]));
+        return records.map(toRunRow).sort((a, b) => rank.get(a.id)! - rank.get(b.id)!);
       },
       { retry: true },
     );
@@ -114,7 +118,7 @@ export class QueueStore {
     tx: RunStore,
     request: QueueClaimRequest,
     room: number,
-  ): Promise<string[]> {
+  ): Promise<Array<{ id: string; key: string }>> {
     const { queue, now, workflows, versions = [] } = request;
     const names = workflows.map(() => '?').join(', ');
     const versionFilter =
@@ -128,18 +132,52 @@ export class QueueStore {
       "WHERE queue_name = ? AND status = 'running' GROUP BY COALESCE(partition_key, '')";
     const turn = 'c.rn + COALESCE(b.n, 0)';
     const sql =
-      `SELECT c.id FROM (${ready}) c LEFT JOIN (${busy}) b ON b.pkey = c.pkey ` +
-      `WHERE ${turn} <= ? ORDER BY ${turn}, c.priority DESC, c.created_at, c.id LIMIT ?`;
+      `SELECT c.id, c.pkey FROM (${ready}) c LEFT JOIN (${busy}) b ON b.pkey = c.pkey ` +
+      'LEFT JOIN waymark_queue_turns t ON t.queue_name = ? AND t.partition_key = c.pkey ' +
+      `WHERE ${turn} <= ? ORDER BY ${turn}, COALESCE(t.last_started_at, 0), c.priority DESC, c.created_at, c.id LIMIT ?`;
     const { records } = await tx.exec('find queued runs', this.sql(sql), [
       queue.name,
       now,
       ...workflows,
       ...versions,
       queue.name,
+      queue.name,
       queue.perKeyConcurrency ?? UNBOUNDED,
       room,
     ]);
-    return (records as Array<{ id: unknown }>).map((r) => String(r.id));
+    return (records as Array<{ id: unknown; pkey: unknown }>).map((r) => ({
+      id: String(r.id),
+      key: String(r.pkey),
+    }));
+  }
+
+  /** Records when each key last had a run started: among equals, the key that waited longest goes next. */
+  private async takeTurns(
+    tx: RunStore,
+    request: QueueClaimRequest,
+    picked: Array<{ key: string }>,
+  ): Promise<void> {
+    const { queue, now } = request;
+    for (const key of new Set(picked.map((p) => p.key))) {
+      const { affected } = await tx.exec(
+        'record partition turn',
+        this.sql(
+          'UPDATE waymark_queue_turns SET last_started_at = ? WHERE queue_name = ? AND partition_key = ?',
+        ),
+        [now, queue.name, key],
+      );
+      if ((affected ?? 0) > 0) continue;
+      await tx.exec(
+        'record partition turn',
+        this.sql(
+          insertIgnoring(
+            tx.dialect,
+            'INSERT INTO waymark_queue_turns (queue_name, partition_key, last_started_at) VALUES (?, ?, ?)',
+          ),
+        ),
+        [queue.name, key, now],
+      );
+    }
   }
 
   private async count(

@@ -58,8 +58,8 @@ export class QueuedRuns {
     const { records } = await tx.exec(
       `read dedupe key "${key}"`,
       this.sql(
-        `SELECT k.run_id, r.status FROM waymark_dedupe_keys k LEFT JOIN waymark_runs r ON r.id = k.run_id ` +
-          `WHERE k.queue_name = ? AND k.dedupe_key = ?${lock}`,
+        'SELECT run_id, (SELECT status FROM waymark_runs r WHERE r.id = k.run_id) AS status ' +
+          `FROM waymark_dedupe_keys k WHERE k.queue_name = ? AND k.dedupe_key = ?${lock}`,
       ),
       [queue, key],
     );

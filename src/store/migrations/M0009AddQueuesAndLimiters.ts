@@ -6,7 +6,8 @@ import { columnTypes } from './columnTypes';
  * Named queues and limiters, enforced through the database across every worker process:
  * a run's queue, partition key, priority, dedupe key and first start; one row per queue and
  * per limiter (`kind` says which) (the lock its claims take, a limiter's stored pause); a limiter's slots (who
- * holds one, until when); and the dedupe keys of queued or running runs.
+ * holds one, until when); when each partition key of a queue last had a run started (keys take turns); and the dedupe
+ * keys of queued or running runs.
  */
 export class M0009AddQueuesAndLimiters implements MigrationInterface {
   readonly name = 'M0009AddQueuesAndLimiters';
@@ -52,6 +53,17 @@ export class M0009AddQueuesAndLimiters implements MigrationInterface {
     );
     await queryRunner.createTable(
       new Table({
+        name: 'waymark_queue_turns',
+        columns: [
+          { ...c.id('queue_name'), isPrimary: true },
+          { ...c.id('partition_key'), isPrimary: true },
+          c.millis('last_started_at'),
+        ],
+      }),
+      true,
+    );
+    await queryRunner.createTable(
+      new Table({
         name: 'waymark_limiter_slots',
         columns: [
           { ...c.short('id'), isPrimary: true },
@@ -85,7 +97,12 @@ export class M0009AddQueuesAndLimiters implements MigrationInterface {
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    for (const table of ['waymark_dedupe_keys', 'waymark_limiter_slots', 'waymark_queues']) {
+    for (const table of [
+      'waymark_dedupe_keys',
+      'waymark_limiter_slots',
+      'waymark_queue_turns',
+      'waymark_queues',
+    ]) {
       await queryRunner.dropTable(table, true);
     }
     await queryRunner.dropIndex('waymark_runs', 'waymark_runs_queue_starts');
