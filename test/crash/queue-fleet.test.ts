@@ -70,9 +70,9 @@ describe.each(BACKENDS)(
     it('a rate limit of 10 per second is never exceeded in any 1 s window of recorded starts', async () => {
       const handles = await startJobs('ten-per-second', 'r10', 30, 5);
       await Promise.all(handles.map((h) => h.result()));
-      const rows = (await producer.dataSource.query(
+      const rows = await producer.dataSource.query<Array<{ started_at: unknown }>>(
         "SELECT started_at FROM waymark_runs WHERE queue_name = 'ten-per-second'",
-      )) as Array<{ started_at: unknown }>;
+      );
       const starts = rows.map((r) => Number(r.started_at)).sort((a, b) => a - b);
       expect(starts).toHaveLength(30);
       expect(busiestWindow(starts, 1000)).toBeLessThanOrEqual(10);
