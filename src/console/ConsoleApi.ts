@@ -1,5 +1,5 @@
 import type { RunHandle } from '../runtime/RunHandle';
-import type { WaymarkRuntime } from '../runtime/WaymarkRuntime';
+import type { LimiterStats, QueueStats, WaymarkRuntime } from '../runtime/WaymarkRuntime';
 import type { RunSummary, StepRecord } from '../store/RunQueries';
 import { isTerminalStatus } from '../store/RunStatus';
 import {
@@ -53,6 +53,15 @@ export interface RunDetailResponse {
  */
 export class ConsoleApi {
   constructor(private readonly runtime: WaymarkRuntime) {}
+
+  /** `GET /api/queues`: each queue's depth and executing runs, and each limiter. */
+  async queues(): Promise<{ queues: QueueStats[]; limiters: LimiterStats[] }> {
+    const [queues, limiters] = await Promise.all([
+      this.runtime.queueStats(),
+      this.runtime.limiterStats(),
+    ]);
+    return { queues, limiters };
+  }
 
   /** Runs matching the query's `status`, `workflow`, `limit` and `cursor`. */
   async list(query: URLSearchParams): Promise<RunListResponse> {
