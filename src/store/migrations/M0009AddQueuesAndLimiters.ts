@@ -26,17 +26,16 @@ export class M0009AddQueuesAndLimiters implements MigrationInterface {
         await queryRunner.addColumn('waymark_runs', new TableColumn(column));
       }
     }
-    await queryRunner.createIndex(
-      'waymark_runs',
-      new TableIndex({ name: 'waymark_runs_queue', columnNames: ['queue_name', 'status'] }),
-    );
-    await queryRunner.createIndex(
-      'waymark_runs',
-      new TableIndex({
-        name: 'waymark_runs_queue_starts',
-        columnNames: ['queue_name', 'started_at'],
-      }),
-    );
+    // Re-run after an interruption (MySQL cannot roll DDL back): add only what is missing.
+    const runs = await queryRunner.getTable('waymark_runs');
+    const indices = [
+      { name: 'waymark_runs_queue', columnNames: ['queue_name', 'status'] },
+      { name: 'waymark_runs_queue_starts', columnNames: ['queue_name', 'started_at'] },
+    ];
+    for (const index of indices) {
+      if (runs?.indices.some((existing) => existing.name === index.name)) continue;
+      await queryRunner.createIndex('waymark_runs', new TableIndex(index));
+    }
     await queryRunner.createTable(
       new Table({
         name: 'waymark_queues',
