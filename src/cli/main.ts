@@ -24,6 +24,7 @@ import { registerCheckCommand } from './commands/checkCommand';
 import { registerConsoleCommand } from './commands/consoleCommand';
 import { registerForkCommand } from './commands/forkCommand';
 import { registerMigrateCommand } from './commands/migrateCommand';
+import { registerQueuesCommand } from './commands/queuesCommand';
 import { registerResolveCommand } from './commands/resolveCommand';
 import { registerRetryCommand } from './commands/retryCommand';
 import { registerRunsCommand } from './commands/runsCommand';
@@ -53,6 +54,7 @@ export function createProgram(cli: CliContext): Command {
     .showHelpAfterError('(add --help for usage)');
   for (const register of [
     registerRunsCommand,
+    registerQueuesCommand,
     registerShowCommand,
     registerSignalCommand,
     registerRetryCommand,

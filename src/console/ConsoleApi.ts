@@ -1,5 +1,5 @@
 import type { RunHandle } from '../runtime/RunHandle';
-import type { WaymarkRuntime } from '../runtime/WaymarkRuntime';
+import type { LimiterStats, QueueStats, WaymarkRuntime } from '../runtime/WaymarkRuntime';
 import type { RunSummary, StepRecord } from '../store/RunQueries';
 import type { StreamSummary } from '../store/StreamStore';
 import { isTerminalStatus } from '../store/RunStatus';
@@ -64,6 +64,15 @@ export class ConsoleApi {
   async streams(runId: string): Promise<StreamSummary[]> {
     await this.runtime.handle(runId).status();
     return this.runtime.streams(runId);
+  }
+
+  /** `GET /api/queues`: each queue's depth and executing runs, and each limiter. */
+  async queues(): Promise<{ queues: QueueStats[]; limiters: LimiterStats[] }> {
+    const [queues, limiters] = await Promise.all([
+      this.runtime.queueStats(),
+      this.runtime.limiterStats(),
+    ]);
+    return { queues, limiters };
   }
 
   /** Runs matching the query's `status`, `workflow`, `limit` and `cursor`. */

@@ -3,6 +3,7 @@ import { CONSOLE_APPROVALS_SCRIPT } from './assets/consoleApprovalsScript';
 import { CONSOLE_DETAIL_SCRIPT } from './assets/consoleDetailScript';
 import { CONSOLE_DOM_SCRIPT } from './assets/consoleDomScript';
 import { CONSOLE_PAGE } from './assets/consolePage';
+import { CONSOLE_QUEUES_SCRIPT } from './assets/consoleQueuesScript';
 import { CONSOLE_STYLES } from './assets/consoleStyles';
 import { CONSOLE_STREAMS_SCRIPT } from './assets/consoleStreamsScript';
 import { CONSOLE_TIMELINE_SCRIPT } from './assets/consoleTimelineScript';
@@ -30,5 +31,6 @@ export const CONSOLE_ASSETS: ReadonlyMap<string, ConsoleAsset> = new Map([
   ['/approvals.js', script(CONSOLE_APPROVALS_SCRIPT)],
   ['/detail.js', script(CONSOLE_DETAIL_SCRIPT)],
   ['/streams.js', script(CONSOLE_STREAMS_SCRIPT)],
+  ['/queues.js', script(CONSOLE_QUEUES_SCRIPT)],
   ['/app.js', script(CONSOLE_APP_SCRIPT)],
 ]);

@@ -7,8 +7,8 @@ import { readJsonBody } from './readJsonBody';
 /**
  * Dispatches an authorized API call to the {@link ConsoleApi} and returns the status and
  * JSON body to answer with. `path` is the part after `/api`:
- * `GET /runs`, `GET /runs/:id?from=&limit=`, `POST /runs/:id/signal`, `POST /runs/:id/cancel`,
- * `GET /runs/:id/streams`.
+ * `GET /runs`, `GET /runs/:id?from=&limit=`, `GET /queues`, `POST /runs/:id/signal`,
+ * `POST /runs/:id/cancel`, `GET /runs/:id/streams`.
  *
  * @example
  * ```ts
@@ -22,6 +22,10 @@ export async function routeApiCall(
   maxBodyBytes: number,
 ): Promise<[number, unknown]> {
   const [, collection, encodedId, action, ...rest] = path.split('/');
+  if (collection === 'queues' && encodedId === undefined) {
+    allowMethod(req, 'GET');
+    return [200, await api.queues()];
+  }
   if (collection !== 'runs' || rest.length > 0) throw noSuchApi();
   const query = new URL(req.url ?? '/', 'http://console').searchParams;
   if (encodedId === undefined || encodedId === '') {

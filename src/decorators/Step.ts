@@ -18,6 +18,11 @@ export interface StepOptions {
   onUnknown?: 'throw' | 'intervene';
   /** Commit the body's writes (`ctx.entityManager`) and the checkpoint in one transaction. */
   transactional?: boolean;
+  /**
+   * A named limiter (`runtime.limiter(name, …)`) every attempt passes through: its
+   * concurrency and rate hold across all workers, and a 429 with Retry-After pauses them all.
+   */
+  limiter?: string;
 }
 
 /**
@@ -60,6 +65,7 @@ export function Step(options?: StepOptions) {
       atMostOnce: opts.atMostOnce ?? false,
       onUnknown: opts.onUnknown ?? 'throw',
       transactional: opts.transactional ?? false,
+      ...(opts.limiter === undefined ? {} : { limiter: opts.limiter }),
     };
     recordPolicy(method.declaringClass, method.methodName, method.original, 'step', metadata);
     routeToInterceptor(method.declaringClass, method.methodName, descriptor, 'step');

@@ -14,6 +14,8 @@ export interface WorkflowOptions<A extends unknown[] = any[]> {
   version?: string;
   /** Derives the run id from the arguments, so calling again with them resumes that run. */
   id?: (...args: A) => string;
+  /** The named queue (`runtime.queue(name, …)`) its runs wait in for a worker. */
+  queue?: string;
 }
 
 /**
@@ -48,6 +50,7 @@ export function Workflow<A extends any[]>(options?: WorkflowOptions<A>) {
       name: opts.name ?? `${method.declaringClass.name}.${method.methodName}`,
       version: opts.version,
       id: opts.id,
+      ...(opts.queue === undefined ? {} : { queue: opts.queue }),
     };
     registerWorkflowName(metadata.name, {
       target: method.declaringClass,

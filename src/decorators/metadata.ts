@@ -15,6 +15,8 @@ export interface WorkflowMetadata {
   readonly name: string;
   readonly version: string | undefined;
   readonly id: ((...args: any[]) => string) | undefined;
+  /** The named queue its runs wait in (`runtime.queue`). */
+  readonly queue?: string;
 }
 
 /** What `@Step` recorded for a method. */
@@ -24,6 +26,8 @@ export interface StepMetadata {
   readonly atMostOnce: boolean;
   readonly onUnknown: 'throw' | 'intervene';
   readonly transactional: boolean;
+  /** The named limiter each attempt passes through (`runtime.limiter`). */
+  readonly limiter?: string;
 }
 
 /** What `@Idempotent` recorded for a method. */

@@ -8,14 +8,21 @@ import type { RunIdentity } from './execution/Acquisition';
 import type { Executions } from './execution/Executions';
 import type { MethodCall } from './execution/MethodCall';
 import { assertSameRun, newRunRow, type RunAcquirer } from './execution/RunAcquirer';
+import type { FlowRegistry } from './execution/FlowRegistry';
 import type { RunOutcome } from './execution/RunOutcome';
+import { QueuedRuns, type QueuePlace } from '../store/QueuedRuns';
+import { queuePlace } from './queuePlace';
 
 /** Options of one start. */
 export interface StartCallOptions {
   runId?: string;
   parentRunId?: string;
-  /** Record the run as `pending` for a worker instead of executing it here. */
-  queue?: boolean;
+  /** Record the run as `pending` for a worker instead of executing it here; a name: in that queue. */
+  queue?: boolean | string;
+  /** Within a named queue: higher goes first (default 0). */
+  priority?: number;
+  /** At most one queued or running run per key: a start with a held key returns that run. */
+  dedupe?: string;
 }
 
 /** A run that is durably recorded; `outcome` settles when this process's part in it ends. */
@@ -32,6 +39,7 @@ export interface RunStarterDeps {
   readonly lifecycle: Lifecycle;
   readonly executions: Executions;
   readonly acquirer: RunAcquirer;
+  readonly flows: FlowRegistry;
 }
 
 /** The outcome of a run queued for a worker, as seen by the process that queued it. */
@@ -44,7 +52,11 @@ const QUEUED: RunOutcome = { status: 'waiting', wakeAt: null };
  * resume.
  */
 export class RunStarter {
-  constructor(private readonly deps: RunStarterDeps) {}
+  private readonly queued: QueuedRuns;
+
+  constructor(private readonly deps: RunStarterDeps) {
+    this.queued = new QueuedRuns(deps.store);
+  }
 
   async start(call: MethodCall, options: StartCallOptions = {}): Promise<Started> {
     const { lifecycle, codec, executions, acquirer } = this.deps;
@@ -55,7 +67,8 @@ export class RunStarter {
       workflow: workflow.name,
       args: Codec.canonical(codec.encode(call.args, 'args')),
     };
-    if (options.queue) return this.queue(call, runId, identity, options.parentRunId);
+    const place = queuePlace(call, options, this.deps.flows);
+    if (place) return this.queue(call, runId, identity, options.parentRunId, place);
     const joined = executions.find(runId);
     if (joined?.identity) assertSameRun({ id: runId, ...joined.identity }, identity);
     const tracked =
@@ -73,10 +86,15 @@ export class RunStarter {
     runId: string,
     identity: RunIdentity,
     parentRunId: string | undefined,
+    place: QueuePlace,
   ): Promise<Started> {
     const { store, clock } = this.deps;
     const row = newRunRow(runId, call, identity, parentRunId ?? null, clock.now());
-    if (!(await store.insertRun(row))) {
+    const enqueued = await this.queued.enqueue(row, place);
+    if (enqueued.kind === 'deduplicated') {
+      return { runId: enqueued.runId, outcome: Promise.resolve(QUEUED) };
+    }
+    if (enqueued.kind === 'exists') {
       const stored = await store.loadRun(runId);
       if (stored) assertSameRun(stored, identity);
     }

@@ -12,6 +12,7 @@ import type { RunStore } from '../store/RunStore';
 import type { WorkQueue } from '../store/WorkQueue';
 import type { RunIdentity } from './execution/Acquisition';
 import type { Executions } from './execution/Executions';
+import type { FlowRegistry } from './execution/FlowRegistry';
 import { methodCall, type MethodCall } from './execution/MethodCall';
 import type { RunAcquirer } from './execution/RunAcquirer';
 import type { RunObserver } from './execution/RunObserver';
@@ -33,6 +34,7 @@ export interface RunsDeps {
   readonly acquirer: RunAcquirer;
   readonly observer: RunObserver;
   readonly resolveInstance: InstanceResolver;
+  readonly flows: FlowRegistry;
 }
 
 const NEVER = new AbortController().signal;

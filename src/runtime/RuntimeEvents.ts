@@ -27,6 +27,8 @@ export interface WaymarkEvents {
   };
   /** A step whose outcome was already stored: its body did not run. */
   'step.replayed': { runId: string; seq: number; step: string; status: 'completed' | 'failed' };
+  /** A step under `limiter` got HTTP 429 with a Retry-After: every step under it waits until `until`. */
+  'limiter.paused': { limiter: string; until: number; runId: string; step: string };
 }
 
 /** Name of a {@link WaymarkEvents} event. */

@@ -5,6 +5,7 @@ import type { Clock } from '../ground/Clock';
 import type { Lifecycle } from '../ground/Lifecycle';
 import type { RunQueries } from '../store/RunQueries';
 import type { RunStore } from '../store/RunStore';
+import type { FlowRegistry } from './execution/FlowRegistry';
 import type { OperatorActions } from './OperatorActions';
 import type { Runs } from './Runs';
 import type { RuntimeEvents } from './RuntimeEvents';
@@ -32,6 +33,8 @@ export interface RuntimeParts {
   readonly workerDeps: WorkerDeps;
   readonly entry: WorkflowEntry;
   readonly shutdown: Shutdown;
+  /** The named queues and limiters declared in this runtime. */
+  readonly flows: FlowRegistry;
   /** Releases what the runtime opened (its DataSource, if waymark created it). */
   readonly release: () => Promise<void>;
 }

@@ -2,6 +2,13 @@
 export interface StartOptions {
   /** Use this run id instead of the one `@Workflow({ id })` derives or a new UUID. */
   runId?: string;
-  /** Record the run as `pending` for a worker (any process) instead of executing it here. */
-  queue?: boolean;
+  /**
+   * Record the run as `pending` for a worker (any process) instead of executing it here.
+   * A name: that queue (`runtime.queue`); true: the workflow's queue, or the default one.
+   */
+  queue?: boolean | string;
+  /** Within a named queue: higher goes first (default 0). */
+  priority?: number;
+  /** At most one queued or running run per key; a start whose key is held returns that run. */
+  dedupe?: string;
 }

@@ -10,8 +10,10 @@ import type { Logger } from '../ground/Logger';
 import { localHost, localProcess, markAlive, markDead } from '../ground/ProcessIdentity';
 import { guardPostgresPool } from '../store/guardPostgresPool';
 import { Leases } from '../store/Leases';
+import { LimiterSlots } from '../store/LimiterSlots';
 import { Migrator } from '../store/Migrator';
 import { openDataSource } from '../store/openDataSource';
+import { QueueStore } from '../store/QueueStore';
 import { isDataSource } from '../store/typeormModule';
 import { RunControl } from '../store/RunControl';
 import { RunQueries } from '../store/RunQueries';
@@ -22,6 +24,8 @@ import './dispatch';
 import { explainingResolution } from './explainResolutionError';
 import { buildOperations } from './execution/buildOperations';
 import { Executions } from './execution/Executions';
+import { FlowRegistry } from './execution/FlowRegistry';
+import { LimiterGate } from './execution/LimiterGate';
 import { RunAcquirer } from './execution/RunAcquirer';
 import { RunExecution } from './execution/RunExecution';
 import { RunObserver } from './execution/RunObserver';
@@ -117,6 +121,16 @@ function assemble(
   const store = new RunStore(connection);
   const [leases, queue] = [new Leases(store), new WorkQueue(store)];
   const events = new RuntimeEvents(logger);
+  const flows = new FlowRegistry();
+  const limiters = new LimiterGate({
+    slots: new LimiterSlots(store),
+    flows,
+    clock,
+    lifecycle,
+    events,
+    logger,
+    leaseMs,
+  });
   const runtimeId = randomBytes(6).toString('hex');
   const self = { owner: settings.workerId, host: localHost(), process: localProcess(runtimeId) };
   markAlive(runtimeId);
@@ -138,6 +152,7 @@ function assemble(
     sharesApplicationDataSource: isDataSource(options.database),
     startChild: (call, opts) => runs.startAndAwait(call, opts),
     executingHere: (runId) => executions.find(runId) !== undefined,
+    limiters,
   });
   const { streams } = operations;
   for (const end of [
@@ -185,6 +200,7 @@ function assemble(
     acquirer,
     observer,
     resolveInstance,
+    flows,
   });
   const keeper = new LeaseKeeper({
     leases,
@@ -238,8 +254,11 @@ function assemble(
       logger,
       execute: (row, claim) => runs.adoptClaimed(row, claim),
       executingHere: (runId) => executions.find(runId) !== undefined,
+      flows,
+      queues: new QueueStore(store),
     },
     entry,
+    flows,
     shutdown: new Shutdown({ lifecycle, executions, queue, clock, logger, release }),
     release,
   };

@@ -14,17 +14,19 @@ import { RunHandle, type RunAccess } from './RunHandle';
 import type { AnyListener, WaymarkEventName, WaymarkEvents } from './RuntimeEvents';
 import { RuntimeRegistry } from './RuntimeRegistry';
 import { closeOnSignals } from './closeOnSignals';
+import { FlowControls } from './FlowControls';
+import { workflowPlan } from './workflowPlan';
 import type { QueueOption } from './OperatorActions';
 import { Worker, type WorkerOptions } from './Worker';
 import type { RuntimeParts } from './RuntimeParts';
 import type { ArgsOf, AsyncMethodOf, ResultOf } from './WorkflowMethod';
-import { workflowPlan } from './workflowPlan';
 import type { StartOptions } from './StartOptions';
 import type { ReadStreamOptions, StreamEntries } from './streams/StreamEntry';
 import type { StreamSummary } from '../store/StreamStore';
 
 export type { AsyncMethodOf } from './WorkflowMethod';
 export type { RuntimeParts } from './RuntimeParts';
+export type { LimiterStats, QueueStats, QueuedRunView } from './FlowControls';
 export type { QueueOption } from './OperatorActions';
 export type { StartOptions } from './StartOptions';
 
@@ -38,12 +40,13 @@ export type { StartOptions } from './StartOptions';
  * await runtime.close();
  * ```
  */
-export class WaymarkRuntime {
+export class WaymarkRuntime extends FlowControls {
   private closing: Promise<void> | undefined;
   private readonly access: RunAccess;
 
   /** @internal Use `Waymark.create()`. */
-  constructor(protected readonly parts: RuntimeParts) {
+  constructor(parts: RuntimeParts) {
+    super(parts);
     this.access = {
       loadRun: (runId) => parts.store.loadRun(runId),
       history: (runId, page) => parts.queries.history(runId, page),

@@ -6,7 +6,10 @@ import type { Logger } from '../ground/Logger';
 import type { LeaseHolder } from '../ground/ProcessIdentity';
 import type { ClaimToken, Leases } from '../store/Leases';
 import type { RunRow } from '../store/rows';
+import type { ResolvedQueue } from '../policies/FlowLimits';
+import type { QueueStore } from '../store/QueueStore';
 import type { WorkQueue } from '../store/WorkQueue';
+import type { FlowRegistry } from './execution/FlowRegistry';
 import { newClaimToken } from './execution/RunAcquirer';
 import type { RunOutcome } from './execution/RunOutcome';
 
@@ -38,6 +41,9 @@ export interface WorkerDeps {
   readonly executingHere: (runId: string) => boolean;
   /** Executes, here, a run this worker claimed (`row` as claimed); settles when it stops here. */
   readonly execute: (row: RunRow, claim: ClaimToken) => Promise<RunOutcome>;
+  /** The named queues declared in this runtime, and where their claims go. */
+  readonly flows: FlowRegistry;
+  readonly queues: QueueStore;
 }
 
 /**
@@ -56,6 +62,8 @@ export class Worker {
   private readonly concurrency: number;
   private readonly pollMs: number;
   private readonly executing = new Set<string>();
+  /** Runs executing here per named queue (for each queue's `workerConcurrency`). */
+  private readonly byQueue = new Map<string, number>();
   private readonly stopping = new AbortController();
   private wakeLoop: (() => void) | undefined;
   private nextHostScanAt = 0;
@@ -89,6 +97,11 @@ export class Worker {
 
   private async run(): Promise<void> {
     const { lifecycle, logger } = this.deps;
+    for (const named of this.deps.flows.allQueues()) {
+      await this.deps.queues.record(named, this.deps.clock.now()).catch((error: unknown) => {
+        logger.warn(`worker could not record queue "${named.name}"`, { error });
+      });
+    }
     while (!this.stopping.signal.aborted && lifecycle.isOpen) {
       let claimed = 0;
       const free = this.concurrency - this.executing.size;
@@ -120,10 +133,37 @@ export class Worker {
       versions: this.options.versions,
     });
     for (const row of rows) this.execute(row, { runId: row.id, epoch: row.epoch, token });
-    if (rows.length < free && now >= this.nextHostScanAt) {
-      this.nextHostScanAt = now + Math.max(this.pollMs, Math.floor(leaseMs / 3));
-      return rows.length + (await this.takeOverAbandoned(free - rows.length));
+    let taken = rows.length;
+    for (const named of this.deps.flows.allQueues()) {
+      if (taken >= free) break;
+      taken += await this.claimFromQueue(named, free - taken);
     }
+    if (taken < free && now >= this.nextHostScanAt) {
+      this.nextHostScanAt = now + Math.max(this.pollMs, Math.floor(leaseMs / 3));
+      return taken + (await this.takeOverAbandoned(free - taken));
+    }
+    return taken;
+  }
+
+  /** Claims from a named queue, within its limits (checked in the database) and this worker's. */
+  private async claimFromQueue(named: ResolvedQueue, room: number): Promise<number> {
+    const { queues, self, clock, leaseMs } = this.deps;
+    const here = this.byQueue.get(named.name) ?? 0;
+    const limit = Math.min(room, (named.workerConcurrency ?? room) - here);
+    if (limit < 1) return 0;
+    const now = clock.now();
+    const token = newClaimToken();
+    const rows = await queues.claim({
+      queue: named,
+      holder: self,
+      token,
+      limit,
+      now,
+      leaseUntil: now + leaseMs,
+      workflows: this.options.workflows ?? workflowNames(),
+      versions: this.options.versions,
+    });
+    for (const row of rows) this.execute(row, { runId: row.id, epoch: row.epoch, token });
     return rows.length;
   }
 
@@ -147,8 +187,11 @@ export class Worker {
 
   private execute(row: RunRow, claim: ClaimToken): void {
     this.executing.add(row.id);
+    const queue = row.queueName ?? undefined;
+    if (queue !== undefined) this.byQueue.set(queue, (this.byQueue.get(queue) ?? 0) + 1);
     const done = (): void => {
       this.executing.delete(row.id);
+      if (queue !== undefined) this.byQueue.set(queue, (this.byQueue.get(queue) ?? 1) - 1);
       this.wakeLoop?.();
     };
     this.deps.execute(row, claim).then(done, (error: unknown) => {

@@ -11,6 +11,9 @@ export {
   type StartOptions,
   type AsyncMethodOf,
   type QueueOption,
+  type QueueStats,
+  type LimiterStats,
+  type QueuedRunView,
 } from './WaymarkRuntime';
 export * from './WorkflowContext';
 export * from './Worker';

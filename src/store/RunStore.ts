@@ -10,7 +10,7 @@ import {
   type StepRow,
 } from './rows';
 import type { RunStatus } from './RunStatus';
-import { statementsFor, type Statements } from './statements';
+import { runInsertParams, statementsFor, type Statements } from './statements';
 import type { StoreConnection } from './StoreConnection';
 
 /** A run's stored history: step outcomes and failed attempts, each in sequence order. */
@@ -50,25 +50,7 @@ export class RunStore {
   /** Inserts a new run; false when a run with that id already exists. */
   async insertRun(row: RunRow): Promise<boolean> {
     try {
-      await this.exec(`create run "${row.id}"`, this.sql.insertRun, [
-        row.id,
-        row.workflow,
-        row.version,
-        row.status,
-        row.args,
-        row.result,
-        row.error,
-        row.owner,
-        row.epoch,
-        row.leaseExpiresAt,
-        row.wakeAt,
-        row.parentRunId,
-        row.leaseHost,
-        row.leaseProcess,
-        row.claimToken,
-        row.createdAt,
-        row.updatedAt,
-      ]);
+      await this.exec(`create run "${row.id}"`, this.sql.insertRun, runInsertParams(row));
       return true;
     } catch (error) {
       if (isDuplicateKey(error)) return false;

@@ -17,8 +17,11 @@ export interface ClaimRequest {
   versions?: string[];
 }
 
-/** What a worker may take: pending, due, or abandoned (parameters: now, now, holder process). */
-const RUNNABLE = `(status = 'pending' OR ${DUE_SQL} OR ${LAPSED_ELSEWHERE_SQL})`;
+/**
+ * What a worker may take: pending or due in the default queue (a named queue's runs start
+ * through `QueueStore`, under its limits), or abandoned (parameters: now, now, holder process).
+ */
+const RUNNABLE = `((queue_name IS NULL AND (status = 'pending' OR ${DUE_SQL})) OR ${LAPSED_ELSEWHERE_SQL})`;
 
 /**
  * The queue workers pull from: runs that are pending, due (a timer, a backoff, a signal),

@@ -29,6 +29,8 @@ export interface RunRow {
   leaseProcess: string | null;
   /** Unique to the claim that holds the run now. */
   claimToken: string | null;
+  /** The named queue (`runtime.queue`) the run waits in; null or absent for the default queue. */
+  queueName?: string | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -106,6 +108,7 @@ export function toRunRow(raw: Raw): RunRow {
     leaseHost: strOrNull(raw.lease_host),
     leaseProcess: strOrNull(raw.lease_process),
     claimToken: strOrNull(raw.claim_token),
+    queueName: strOrNull(raw.queue_name),
     createdAt: num(raw.created_at),
     updatedAt: num(raw.updated_at),
   };

@@ -1,10 +1,12 @@
 import type { DialectName } from './Dialect';
+import type { RunRow } from './rows';
 
-const INSERTED_RUN_COLUMNS =
+/** The columns a new run is inserted with, in the order of {@link runInsertParams}. */
+export const INSERTED_RUN_COLUMNS =
   'id, workflow, version, status, args, result, error, owner, epoch, lease_expires_at, ' +
   'wake_at, parent_run_id, lease_host, lease_process, claim_token, created_at, updated_at';
 /** Every column of a run row. */
-export const RUN_COLUMNS = `${INSERTED_RUN_COLUMNS}, parked_seq, parked_reason, waiting_for, forked_from, forked_seq`;
+export const RUN_COLUMNS = `${INSERTED_RUN_COLUMNS}, parked_seq, parked_reason, waiting_for, forked_from, forked_seq, queue_name`;
 const STEP_COLUMNS =
   'seq, name, status, output, attempts, started_at, finished_at, idempotency_key';
 
@@ -87,4 +89,27 @@ export function numbered(sql: string, pg: boolean): string {
   if (!pg) return sql;
   let n = 0;
   return sql.replace(/\?/g, () => `$${++n}`);
+}
+
+/** The values of {@link INSERTED_RUN_COLUMNS} for `row`, in order. */
+export function runInsertParams(row: RunRow): unknown[] {
+  return [
+    row.id,
+    row.workflow,
+    row.version,
+    row.status,
+    row.args,
+    row.result,
+    row.error,
+    row.owner,
+    row.epoch,
+    row.leaseExpiresAt,
+    row.wakeAt,
+    row.parentRunId,
+    row.leaseHost,
+    row.leaseProcess,
+    row.claimToken,
+    row.createdAt,
+    row.updatedAt,
+  ];
 }

@@ -219,6 +219,16 @@ describe('the console JSON API', () => {
     expect(await runtime.handle(runs.waiting).status()).toBe('waiting');
   });
 
+  it('shows each queue with its depth and running runs, and each limiter', async () => {
+    const answer = await call('GET', 'api/queues');
+    expect(answer.status).toBe(200);
+    const defaultQueue = answer.body.queues.find((q: { name: string }) => q.name === '');
+    expect(defaultQueue).toMatchObject({ pending: 0, running: 0, executing: [] });
+    expect(defaultQueue.waiting).toBeGreaterThanOrEqual(1);
+    expect(answer.body.limiters).toEqual([]);
+    expect((await call('POST', 'api/queues', { body: '{}' })).status).toBe(405);
+  });
+
   it('answers 405 to the wrong method and 404 to an unknown API path', async () => {
     const get = await call('GET', `api/runs/${runs.waiting}/signal`);
     expect(get.status).toBe(405);

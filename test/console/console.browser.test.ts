@@ -126,6 +126,13 @@ describe('the web console in Chromium', () => {
     expect(await page.isHidden('#token-panel')).toBe(true);
   });
 
+  it('shows the queues panel: the default queue with its waiting run', async () => {
+    const queue = page.locator('#queues-body tr[data-queue=""]');
+    await queue.waitFor();
+    expect(await queue.locator('td').allTextContents()).toEqual(['(default)', '0', '1', '0', '']);
+    expect(await page.isHidden('#queues-empty')).toBe(true);
+  });
+
   it('filters runs by status', async () => {
     await page.click('#filters button[data-status="failed"]');
     expect(await listedRuns(1)).toEqual([runs.failed]);
@@ -203,6 +210,7 @@ describe('the web console in Chromium', () => {
       'approvals.js',
       'detail.js',
       'streams.js',
+      'queues.js',
       'app.js',
     ]);
   });

@@ -161,8 +161,9 @@ export const CONSOLE_APP_SCRIPT = String.raw`'use strict';
   async function refresh() {
     var query = 'runs?limit=' + state.limit + (state.filter === 'all' ? '' : '&status=' + state.filter);
     try {
-      var pages = await Promise.all([api('GET', query), api('GET', waitingQuery())]);
+      var pages = await Promise.all([api('GET', query), api('GET', waitingQuery()), api('GET', 'queues')]);
       renderRuns(pages[0]);
+      window.WaymarkQueues.render(byId('queues-body'), byId('queues-empty'), pages[2]);
       approvals.render(byId('waiting-list'), byId('waiting-empty'), pages[1].runs, sendSignal);
       renderWaitingPager(pages[1]);
       await Promise.all([detail.refresh(), streams.refresh()]);

@@ -14,6 +14,7 @@ export const CONSOLE_PAGE = `<!doctype html>
     <script defer src="approvals.js"></script>
     <script defer src="detail.js"></script>
     <script defer src="streams.js"></script>
+    <script defer src="queues.js"></script>
     <script defer src="app.js"></script>
   </head>
   <body>
@@ -42,6 +43,18 @@ export const CONSOLE_PAGE = `<!doctype html>
             <button id="waiting-newer" type="button">Newer</button>
             <span id="waiting-page" class="muted"></span>
             <button id="waiting-older" type="button">Older</button>
+          </div>
+        </section>
+        <section class="panel" aria-labelledby="queues-title">
+          <h2 id="queues-title">Queues</h2>
+          <p id="queues-empty" class="muted">No run is queued or running.</p>
+          <div class="scroll">
+            <table class="runs">
+              <thead>
+                <tr><th>queue</th><th>pending</th><th>waiting</th><th>running</th><th>running runs</th></tr>
+              </thead>
+              <tbody id="queues-body"></tbody>
+            </table>
           </div>
         </section>
         <section class="panel" aria-labelledby="runs-title">

@@ -1,4 +1,4 @@
-import { IsBoolean, IsIn, IsOptional, IsString, Length } from 'class-validator';
+import { IsBoolean, IsIn, IsOptional, IsString, Length, Matches } from 'class-validator';
 import type { Duration } from '../../ground/Duration';
 import { IsDurationOption } from './IsDurationOption';
 
@@ -24,4 +24,9 @@ export class StepOptionsSchema {
   @IsOptional()
   @IsBoolean()
   transactional?: boolean;
+
+  @IsOptional()
+  @IsString()
+  @Matches(/^\S{1,200}$/, { message: '$property must be 1–200 characters without spaces' })
+  limiter?: string;
 }

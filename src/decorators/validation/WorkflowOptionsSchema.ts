@@ -17,4 +17,9 @@ export class WorkflowOptionsSchema {
   @IsOptional()
   @IsFunctionOption()
   id?: (...args: any[]) => string;
+
+  @IsOptional()
+  @IsString()
+  @Matches(/^\S{1,200}$/, { message: '$property must be 1–200 characters without spaces' })
+  queue?: string;
 }

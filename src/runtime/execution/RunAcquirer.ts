@@ -85,9 +85,11 @@ export class RunAcquirer {
       case 'waiting':
         if (row.wakeAt === null || row.wakeAt > now)
           return { kind: 'settled', outcome: storedOutcome(this.deps.codec, row) };
+        // A named queue's run starts again only through a worker's claim, under its limits.
+        if (row.queueName) return { kind: 'held', row };
         break;
       case 'pending':
-        if (!options.takePending) return { kind: 'held', row };
+        if (!options.takePending || row.queueName) return { kind: 'held', row };
         break;
       case 'running':
         if (!leaseLapsed(row, now, self)) {

@@ -6,6 +6,7 @@ import { decideRetry, type ResolvedRetryPolicy } from '../../policies/RetryPolic
 import type { AttemptRow } from '../../store/rows';
 import { replayAttempts, type AttemptHistory } from './AttemptHistory';
 import { invokeAttempt, type Settled } from './invokeAttempt';
+import type { LimiterGate } from './LimiterGate';
 import { isProcessAbort } from './processAbort';
 import type { RunState } from './RunState';
 import { RunSuspended } from './RunSuspended';
@@ -19,6 +20,8 @@ export interface AttemptPlan {
   readonly timeoutMs: number | undefined;
   /** The step's own idempotency key, stored with each failed attempt; null for the default. */
   readonly storedKey: string | null;
+  /** The named limiter every attempt passes through (`@Step({ limiter })`), if any. */
+  readonly limiter?: string;
   /** Runs the body once, in the step's scope, for `attempt` with `signal`. */
   readonly body: (attempt: number, signal: AbortSignal) => Promise<unknown>;
 }
@@ -27,7 +30,7 @@ export interface AttemptPlan {
 export type AttemptsOutcome = Settled & { readonly attempts: number; readonly park?: boolean };
 
 /** What the retry loop uses. */
-export type StepAttemptsDeps = StepEnvironment;
+export type StepAttemptsDeps = StepEnvironment & { readonly limiters: LimiterGate };
 
 /**
  * The retry loop of one step: runs attempts until one succeeds, an error is permanent, or
@@ -81,13 +84,18 @@ export class StepAttempts {
     run.assertRunnable();
     this.deps.lifecycle.assertAlive(`run step "${point.step}"`);
     this.deps.hooks.onExecute?.(point);
-    this.deps.events.emit('step.attempt', { ...this.ids(plan), attempt });
-    return invokeAttempt((signal) => plan.body(attempt, signal), {
-      step: point.step,
-      timeoutMs: plan.timeoutMs,
-      clock: this.deps.clock,
-      cancellation: run.cancellation.signal,
-    });
+    const invoke = (): Promise<Settled> => {
+      this.deps.events.emit('step.attempt', { ...this.ids(plan), attempt });
+      return invokeAttempt((signal) => plan.body(attempt, signal), {
+        step: point.step,
+        timeoutMs: plan.timeoutMs,
+        clock: this.deps.clock,
+        cancellation: run.cancellation.signal,
+      });
+    };
+    if (plan.limiter === undefined) return invoke();
+    const gated = { limiter: plan.limiter, runId: run.runId, step: point.step };
+    return this.deps.limiters.around({ ...gated, cancellation: run.cancellation.signal }, invoke);
   }
 
   /**

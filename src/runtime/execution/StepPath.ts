@@ -94,6 +94,7 @@ export class StepPath {
       policy: call.plan.retry,
       timeoutMs: call.plan.step!.timeoutMs,
       storedKey: write.storedKey,
+      limiter: call.plan.step!.limiter,
       body: (attempt, signal) => this.body(scope, call, writer, write, attempt, signal),
     });
     this.parts.lifecycle.assertAlive(`record step "${name}"`);

@@ -11,6 +11,7 @@ import { ChildRuns, type ChildStarter } from './ChildRuns';
 import { DurableWaits } from './DurableWaits';
 import { GlobalKeyClaims } from './GlobalKeyClaims';
 import { HandOver } from './HandOver';
+import type { LimiterGate } from './LimiterGate';
 import { RecordedValues } from './RecordedValues';
 import { StepAttempts } from './StepAttempts';
 import type { StepHooks } from './StepHooks';
@@ -42,6 +43,8 @@ export interface OperationsSettings {
   readonly startChild: ChildStarter;
   /** Whether a run executes in this process (its stream readers here need not poll). */
   readonly executingHere: (runId: string) => boolean;
+  /** Where `@Step({ limiter })` attempts wait for their limiter's slots. */
+  readonly limiters: LimiterGate;
 }
 
 /**

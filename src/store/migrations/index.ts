@@ -7,6 +7,7 @@ import { M0005AddForks } from './M0005AddForks';
 import { M0006AddLeaseHolders } from './M0006AddLeaseHolders';
 import { M0007AddKeysAndParkedReasons } from './M0007AddKeysAndParkedReasons';
 import { M0008AddStreams } from './M0008AddStreams';
+import { M0009AddQueuesAndLimiters } from './M0009AddQueuesAndLimiters';
 
 /**
  * waymark's schema migrations, oldest first. Applied by the runtime unless
@@ -22,4 +23,5 @@ export const waymarkMigrations: ReadonlyArray<new () => MigrationInterface> = [
   M0006AddLeaseHolders,
   M0007AddKeysAndParkedReasons,
   M0008AddStreams,
+  M0009AddQueuesAndLimiters,
 ];

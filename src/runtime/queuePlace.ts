@@ -1,0 +1,68 @@
+import { InvalidArgumentError } from '../errors/InvalidArgumentError';
+import type { QueuePlace } from '../store/QueuedRuns';
+import type { FlowRegistry } from './execution/FlowRegistry';
+import type { MethodCall } from './execution/MethodCall';
+import type { StartCallOptions } from './RunStarter';
+
+const MAX_KEY_LENGTH = 255;
+const MAX_PRIORITY = 1_000_000_000;
+
+/**
+ * Where a start puts its run: undefined to execute it here; else its queue (a name given to
+ * `start`, or the workflow's `@Workflow({ queue })`, or null for the default queue), the
+ * partition key the queue derives from the arguments, its priority and dedupe key. Bad
+ * input — an unknown queue, a priority or dedupe key that cannot apply — is refused here,
+ * before anything is written.
+ */
+export function queuePlace(
+  call: MethodCall,
+  options: StartCallOptions,
+  flows: FlowRegistry,
+): QueuePlace | undefined {
+  const workflow = call.plan.workflow!;
+  const named = typeof options.queue === 'string' ? options.queue : workflow.queue;
+  const dedupe = checkedKey(options.dedupe, 'start(): dedupe');
+  if (named === undefined) {
+    if (options.priority !== undefined) {
+      throw new InvalidArgumentError(
+        'start(): priority',
+        'applies to runs of a named queue (queue: "<name>")',
+      );
+    }
+    if (!options.queue) {
+      if (dedupe !== undefined) {
+        throw new InvalidArgumentError(
+          'start(): dedupe',
+          'applies to queued runs (queue: true or a queue name)',
+        );
+      }
+      return undefined;
+    }
+    return { queue: null, partitionKey: null, priority: 0, dedupe };
+  }
+  const where =
+    typeof options.queue === 'string' ? 'start(): queue' : `@Workflow "${workflow.name}": queue`;
+  const queue = flows.queue(named, where);
+  const priority = options.priority ?? 0;
+  if (!Number.isInteger(priority) || Math.abs(priority) > MAX_PRIORITY) {
+    throw new InvalidArgumentError(
+      'start(): priority',
+      `must be an integer from -${MAX_PRIORITY} to ${MAX_PRIORITY}, got ${String(priority)}`,
+    );
+  }
+  const partitionKey = queue.partitionBy
+    ? checkedKey(queue.partitionBy(...call.args) ?? null, `queue("${queue.name}"): partitionBy()`)
+    : null;
+  return { queue: queue.name, partitionKey: partitionKey ?? null, priority, dedupe };
+}
+
+function checkedKey(key: unknown, what: string): string | undefined {
+  if (key === undefined) return undefined;
+  if (typeof key !== 'string' || key.length === 0 || key.length > MAX_KEY_LENGTH) {
+    throw new InvalidArgumentError(
+      what,
+      `must be a string of 1 to ${MAX_KEY_LENGTH} characters, got ${typeof key === 'string' ? `${key.length} characters` : typeof key}`,
+    );
+  }
+  return key;
+}

@@ -1,0 +1,124 @@
+import type { ResolvedLimiter } from '../policies/FlowLimits';
+import { QueueLocks } from './QueueLocks';
+import type { RunStore } from './RunStore';
+import { numbered } from './statements';
+
+/** One slot to take: its id, for which run, until when unless renewed. */
+export interface SlotRequest {
+  readonly id: string;
+  readonly runId: string;
+  readonly now: number;
+  readonly expiresAt: number;
+}
+
+/** A slot taken, or the earliest time worth asking again. */
+export type SlotAnswer =
+  { readonly taken: true } | { readonly taken: false; readonly retryAt: number };
+
+/** How soon to ask again when every slot is held (a holder may release any moment). */
+const BUSY_RETRY_MS = 50;
+
+/**
+ * The slots of named limiters (`runtime.limiter`), shared by every worker process: a slot
+ * is taken under the limiter's row lock when the limiter is not paused, fewer than
+ * `concurrency` slots are held (unreleased and unexpired), and fewer than `rateLimit.limit`
+ * were taken within the period. Slots older than the period are deleted as new ones are taken.
+ */
+export class LimiterSlots {
+  constructor(private readonly store: RunStore) {}
+
+  async take(limiter: ResolvedLimiter, slot: SlotRequest): Promise<SlotAnswer> {
+    return this.store.transaction(
+      `take a slot of limiter "${limiter.name}"`,
+      async (tx) => {
+        const locks = new QueueLocks(tx);
+        await locks.lock('limiter', limiter.name, slot.now);
+        const pausedUntil = await locks.pausedUntil('limiter', limiter.name);
+        if (pausedUntil !== null && pausedUntil > slot.now)
+          return { taken: false, retryAt: pausedUntil };
+        const keepMs = limiter.rateLimit?.periodMs ?? 0;
+        await tx.exec(
+          'forget old limiter slots',
+          this.sql(
+            'DELETE FROM waymark_limiter_slots WHERE limiter = ? AND acquired_at <= ? ' +
+              'AND (released_at IS NOT NULL OR expires_at <= ?)',
+          ),
+          [limiter.name, slot.now - keepMs, slot.now],
+        );
+        const busy = await this.busy(tx, limiter, slot.now);
+        if (busy !== undefined) return { taken: false, retryAt: busy };
+        await tx.exec(
+          'take a limiter slot',
+          this.sql(
+            'INSERT INTO waymark_limiter_slots (id, limiter, run_id, acquired_at, expires_at, released_at) ' +
+              'VALUES (?, ?, ?, ?, ?, NULL)',
+          ),
+          [slot.id, limiter.name, slot.runId, slot.now, slot.expiresAt],
+        );
+        return { taken: true };
+      },
+      { retry: true },
+    );
+  }
+
+  /** Extends held slots (their attempts still run). */
+  async renew(ids: readonly string[], expiresAt: number): Promise<void> {
+    if (ids.length === 0) return;
+    await this.store.exec(
+      'renew limiter slots',
+      this.sql(
+        `UPDATE waymark_limiter_slots SET expires_at = ? WHERE released_at IS NULL AND id IN (${ids.map(() => '?').join(', ')})`,
+      ),
+      [expiresAt, ...ids],
+    );
+  }
+
+  async release(id: string, now: number): Promise<void> {
+    await this.store.exec(
+      'release a limiter slot',
+      this.sql('UPDATE waymark_limiter_slots SET released_at = ? WHERE id = ?'),
+      [now, id],
+    );
+  }
+
+  /** Pauses every step under the limiter, in every worker, until `until`. */
+  pause(name: string, until: number, now: number): Promise<void> {
+    return new QueueLocks(this.store).pause('limiter', name, until, now);
+  }
+
+  /** When the limiter is full: the earliest time a slot may be free; undefined when one is. */
+  private async busy(
+    tx: RunStore,
+    limiter: ResolvedLimiter,
+    now: number,
+  ): Promise<number | undefined> {
+    if (limiter.concurrency !== undefined) {
+      const { records } = await tx.exec(
+        'count held limiter slots',
+        this.sql(
+          'SELECT COUNT(*) AS n FROM waymark_limiter_slots WHERE limiter = ? AND released_at IS NULL AND expires_at > ?',
+        ),
+        [limiter.name, now],
+      );
+      if (Number((records[0] as { n: unknown }).n) >= limiter.concurrency)
+        return now + BUSY_RETRY_MS;
+    }
+    if (limiter.rateLimit !== undefined) {
+      const { periodMs, limit } = limiter.rateLimit;
+      const { records } = await tx.exec(
+        'count recent limiter slots',
+        this.sql(
+          'SELECT COUNT(*) AS n, MIN(acquired_at) AS first FROM waymark_limiter_slots WHERE limiter = ? AND acquired_at > ?',
+        ),
+        [limiter.name, now - periodMs],
+      );
+      const row = records[0] as { n: unknown; first: unknown };
+      if (Number(row.n) >= limit) return Number(row.first) + periodMs + 1;
+    }
+    return undefined;
+  }
+
+  private sql(text: string): string {
+    return numbered(text, this.store.dialect === 'postgres');
+  }
+}
