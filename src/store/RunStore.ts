@@ -66,6 +66,8 @@ export class RunStore {
         row.claimToken,
         row.createdAt,
         row.updatedAt,
+        row.deadlineAt,
+        row.startBy,
       ]);
       return true;
     } catch (error) {

@@ -27,6 +27,10 @@ export interface RunRow {
   leaseProcess: string | null;
   /** Unique to the claim that holds the run now. */
   claimToken: string | null;
+  /** When the run is cancelled if it has not ended (`@Workflow({ timeout })`, `deadline`). */
+  deadlineAt: number | null;
+  /** When a queued run is cancelled if no worker has started it. */
+  startBy: number | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -99,6 +103,8 @@ export function toRunRow(raw: Raw): RunRow {
     leaseHost: strOrNull(raw.lease_host),
     leaseProcess: strOrNull(raw.lease_process),
     claimToken: strOrNull(raw.claim_token),
+    deadlineAt: numOrNull(raw.deadline_at),
+    startBy: numOrNull(raw.start_by),
     createdAt: num(raw.created_at),
     updatedAt: num(raw.updated_at),
   };

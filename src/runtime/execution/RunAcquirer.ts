@@ -158,6 +158,8 @@ export function newRunRow(
     leaseHost: holding?.holder.host ?? null,
     leaseProcess: holding?.holder.process ?? null,
     claimToken: holding?.token ?? null,
+    deadlineAt: null,
+    startBy: null,
     createdAt: now,
     updatedAt: now,
   };

@@ -5,6 +5,7 @@ import { M0003AddIdempotencyKeys } from './M0003AddIdempotencyKeys';
 import { M0004AddSignalsAndWaits } from './M0004AddSignalsAndWaits';
 import { M0005AddForks } from './M0005AddForks';
 import { M0006AddLeaseHolders } from './M0006AddLeaseHolders';
+import { M0010AddSchedulesAndDeadlines } from './M0010AddSchedulesAndDeadlines';
 
 /**
  * waymark's schema migrations, oldest first. Applied by the runtime unless
@@ -18,4 +19,5 @@ export const waymarkMigrations: ReadonlyArray<new () => MigrationInterface> = [
   M0004AddSignalsAndWaits,
   M0005AddForks,
   M0006AddLeaseHolders,
+  M0010AddSchedulesAndDeadlines,
 ];
