@@ -1,4 +1,5 @@
 import { ConfigurationError } from '../errors/ConfigurationError';
+import { parseDuration, type Duration } from '../ground/Duration';
 import { decoratedMethod } from './decoratedMethod';
 import type { StorableResult } from './Storable';
 import { readMethodPolicies, recordPolicy, type WorkflowMetadata } from './metadata';
@@ -14,6 +15,13 @@ export interface WorkflowOptions<A extends unknown[] = any[]> {
   version?: string;
   /** Derives the run id from the arguments, so calling again with them resumes that run. */
   id?: (...args: A) => string;
+  /**
+   * Durable time limit of each run, counted from its start and stored with it (a restart does
+   * not reset it): past it the run, and its child runs, are cancelled at the next step boundary.
+   */
+  timeout?: Duration;
+  /** How long ended runs of this workflow are kept; workers delete older ones in batches. */
+  retention?: Duration;
 }
 
 /**
@@ -48,6 +56,8 @@ export function Workflow<A extends any[]>(options?: WorkflowOptions<A>) {
       name: opts.name ?? `${method.declaringClass.name}.${method.methodName}`,
       version: opts.version,
       id: opts.id,
+      timeoutMs: optionalMs(opts.timeout, `${method.where}: timeout`),
+      retentionMs: optionalMs(opts.retention, `${method.where}: retention`),
     };
     registerWorkflowName(metadata.name, {
       target: method.declaringClass,
@@ -56,4 +66,8 @@ export function Workflow<A extends any[]>(options?: WorkflowOptions<A>) {
     recordPolicy(method.declaringClass, method.methodName, method.original, 'workflow', metadata);
     routeToInterceptor(method.declaringClass, method.methodName, descriptor, 'workflow');
   };
+}
+
+function optionalMs(value: Duration | undefined, where: string): number | undefined {
+  return value === undefined ? undefined : parseDuration(value, where);
 }

@@ -15,6 +15,10 @@ export interface WorkflowMetadata {
   readonly name: string;
   readonly version: string | undefined;
   readonly id: ((...args: any[]) => string) | undefined;
+  /** Durable time limit of each run, from its start; past it the run is cancelled. */
+  readonly timeoutMs?: number;
+  /** How long ended runs are kept; workers delete older ones. */
+  readonly retentionMs?: number;
 }
 
 /** What `@Step` recorded for a method. */

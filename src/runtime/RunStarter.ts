@@ -9,6 +9,7 @@ import type { Executions } from './execution/Executions';
 import type { MethodCall } from './execution/MethodCall';
 import { assertSameRun, newRunRow, type RunAcquirer } from './execution/RunAcquirer';
 import type { RunOutcome } from './execution/RunOutcome';
+import type { RunTiming } from './execution/RunTiming';
 
 /** Options of one start. */
 export interface StartCallOptions {
@@ -16,6 +17,8 @@ export interface StartCallOptions {
   parentRunId?: string;
   /** Record the run as `pending` for a worker instead of executing it here. */
   queue?: boolean;
+  /** When it is due, must end, must have started by (`at` implies a worker starts it). */
+  timing?: RunTiming;
 }
 
 /** A run that is durably recorded; `outcome` settles when this process's part in it ends. */
@@ -55,13 +58,16 @@ export class RunStarter {
       workflow: workflow.name,
       args: Codec.canonical(codec.encode(call.args, 'args')),
     };
-    if (options.queue) return this.queue(call, runId, identity, options.parentRunId);
+    const timing = options.timing ?? {};
+    if (options.queue || timing.wakeAt !== undefined) {
+      return this.queue(call, runId, identity, options.parentRunId, timing);
+    }
     const joined = executions.find(runId);
     if (joined?.identity) assertSameRun({ id: runId, ...joined.identity }, identity);
     const tracked =
       joined ??
       executions.ensure(runId, identity, (superseded) =>
-        acquirer.create(call, runId, identity, options.parentRunId, superseded),
+        acquirer.create(call, runId, identity, options.parentRunId, superseded, timing),
       );
     await tracked.acquired;
     return { runId, outcome: tracked.outcome };
@@ -73,9 +79,18 @@ export class RunStarter {
     runId: string,
     identity: RunIdentity,
     parentRunId: string | undefined,
+    timing: RunTiming,
   ): Promise<Started> {
     const { store, clock } = this.deps;
-    const row = newRunRow(runId, call, identity, parentRunId ?? null, clock.now());
+    const row = newRunRow(
+      runId,
+      call,
+      identity,
+      parentRunId ?? null,
+      clock.now(),
+      undefined,
+      timing,
+    );
     if (!(await store.insertRun(row))) {
       const stored = await store.loadRun(runId);
       if (stored) assertSameRun(stored, identity);

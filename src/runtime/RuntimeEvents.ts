@@ -27,6 +27,8 @@ export interface WaymarkEvents {
   };
   /** A step whose outcome was already stored: its body did not run. */
   'step.replayed': { runId: string; seq: number; step: string; status: 'completed' | 'failed' };
+  /** A schedule's tick was started as run `runId` (by this process; exactly one per tick). */
+  'schedule.fired': { schedule: string; runId: string; tick: number };
 }
 
 /** Name of a {@link WaymarkEvents} event. */

@@ -11,6 +11,7 @@ import type { RuntimeEvents } from './RuntimeEvents';
 import type { InstanceResolver } from './RuntimeOptions';
 import type { WorkflowEntry } from './RuntimeRegistry';
 import type { Shutdown } from './Shutdown';
+import type { TimeParts } from './timeParts';
 import type { WorkerDeps } from './Worker';
 
 /** @internal What a runtime is made of, assembled by `Waymark.create()`. */
@@ -30,6 +31,8 @@ export interface RuntimeParts {
   readonly workerDeps: WorkerDeps;
   readonly entry: WorkflowEntry;
   readonly shutdown: Shutdown;
+  /** Schedules, deadlines and cancellation, retention. */
+  readonly time: TimeParts;
   /** Releases what the runtime opened (its DataSource, if waymark created it). */
   readonly release: () => Promise<void>;
 }

@@ -34,6 +34,7 @@ import type { RuntimeOptions } from './RuntimeOptions';
 import { RuntimeRegistry, type WorkflowEntry } from './RuntimeRegistry';
 import { resolveSettings, type RuntimeSettings } from './RuntimeSettings';
 import { Shutdown } from './Shutdown';
+import { buildTimeParts } from './timeParts';
 import { StepInterceptor } from './StepInterceptor';
 import { WaymarkRuntime } from './WaymarkRuntime';
 import type { RuntimeParts } from './RuntimeParts';
@@ -153,6 +154,17 @@ function assemble(
     (state, resumed) => execution.execute(state, resumed),
     (runId, stop) => observer.observe(runId, stop),
   );
+  const time = buildTimeParts({
+    connection,
+    store,
+    codec,
+    clock,
+    lifecycle,
+    logger,
+    events,
+    executions,
+    holder: self.process,
+  });
   const notices = new HeldRunNotices(logger, clock);
   const acquirer = new RunAcquirer({
     store,
@@ -209,6 +221,7 @@ function assemble(
     runs,
     operator: new OperatorActions({
       control: new RunControl(connection, lifecycle),
+      cancellation: time.cancellation,
       runs,
       executions,
       codec,
@@ -227,8 +240,10 @@ function assemble(
       logger,
       execute: (row, claim) => runs.adoptClaimed(row, claim),
       executingHere: (runId) => executions.find(runId) !== undefined,
+      tend: (workflows) => time.timekeeper.tend(workflows),
     },
     entry,
+    time,
     shutdown: new Shutdown({ lifecycle, executions, queue, clock, logger, release }),
     release,
   };

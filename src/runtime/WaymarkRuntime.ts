@@ -20,19 +20,15 @@ import type { QueueOption } from './OperatorActions';
 import { Worker, type WorkerOptions } from './Worker';
 import type { RuntimeParts } from './RuntimeParts';
 import type { ArgsOf, AsyncMethodOf, ResultOf } from './WorkflowMethod';
+import { timingOf } from './startTiming';
+import type { StartOptions } from './StartOptions';
+import { RuntimeTimeMethods } from './RuntimeTimeMethods';
 
 export type { AsyncMethodOf } from './WorkflowMethod';
 export type { RuntimeParts } from './RuntimeParts';
 
 export type { QueueOption } from './OperatorActions';
-
-/** Options of {@link WaymarkRuntime.start}. */
-export interface StartOptions {
-  /** Use this run id instead of the one `@Workflow({ id })` derives or a new UUID. */
-  runId?: string;
-  /** Record the run as `pending` for a worker (any process) instead of executing it here. */
-  queue?: boolean;
-}
+export type { StartOptions } from './StartOptions';
 
 /**
  * A durable-execution runtime bound to one database. Create it with `Waymark.create()`.
@@ -44,12 +40,13 @@ export interface StartOptions {
  * await runtime.close();
  * ```
  */
-export class WaymarkRuntime {
+export class WaymarkRuntime extends RuntimeTimeMethods {
   private closing: Promise<void> | undefined;
   private readonly access: RunAccess;
 
   /** @internal Use `Waymark.create()`. */
-  constructor(protected readonly parts: RuntimeParts) {
+  constructor(parts: RuntimeParts) {
+    super(parts);
     this.access = {
       loadRun: (runId) => parts.store.loadRun(runId),
       history: (runId, page) => parts.queries.history(runId, page),
@@ -95,7 +92,11 @@ export class WaymarkRuntime {
     if (options.runId !== undefined) assertRunId(options.runId, 'start(): runId');
     const plan = workflowPlan(Class, method);
     const instance = this.parts.resolveInstance(Class);
-    const started = await this.parts.runs.start(methodCall(instance, plan, args), options);
+    const timing = timingOf(options, this.parts.clock.now());
+    const started = await this.parts.runs.start(methodCall(instance, plan, args), {
+      ...options,
+      timing,
+    });
     return new RunHandle(started.runId, this.access);
   }
 

@@ -12,6 +12,9 @@ export {
   type AsyncMethodOf,
   type QueueOption,
 } from './WaymarkRuntime';
+export type { ScheduleOptions, ScheduleInfo, CatchUp } from './Schedules';
+export type { PruneOptions, PruneResult, EndedStatus } from './Pruning';
+export type { TimeOption } from './execution/RunTiming';
 export * from './WorkflowContext';
 export * from './Worker';
 export type { RunScope, StepFrame } from './execution/RunScope';

@@ -1,4 +1,6 @@
 import { IsOptional, IsString, Length, Matches } from 'class-validator';
+import type { Duration } from '../../ground/Duration';
+import { IsDurationOption } from './IsDurationOption';
 import { IsFunctionOption } from './IsFunctionOption';
 
 /** The accepted shape of `@Workflow` options. */
@@ -17,4 +19,12 @@ export class WorkflowOptionsSchema {
   @IsOptional()
   @IsFunctionOption()
   id?: (...args: any[]) => string;
+
+  @IsOptional()
+  @IsDurationOption()
+  timeout?: Duration;
+
+  @IsOptional()
+  @IsDurationOption()
+  retention?: Duration;
 }

@@ -1,0 +1,15 @@
+import type { TimeOption } from './execution/RunTiming';
+
+/** Options of `runtime.start()`. */
+export interface StartOptions {
+  /** Use this run id instead of the one `@Workflow({ id })` derives or a new UUID. */
+  runId?: string;
+  /** Record the run as `pending` for a worker (any process) instead of executing it here. */
+  queue?: boolean;
+  /** Start no earlier than this (a `Date`, or a duration from now); a worker starts it then. */
+  at?: TimeOption;
+  /** Cancel the run (and its child runs) if it has not ended by then; stored with the run. */
+  deadline?: TimeOption;
+  /** Cancel the queued run if no worker has started it by then. */
+  startBy?: TimeOption;
+}
