@@ -26,7 +26,9 @@ import { registerForkCommand } from './commands/forkCommand';
 import { registerMigrateCommand } from './commands/migrateCommand';
 import { registerResolveCommand } from './commands/resolveCommand';
 import { registerRetryCommand } from './commands/retryCommand';
+import { registerPruneCommand } from './commands/pruneCommand';
 import { registerRunsCommand } from './commands/runsCommand';
+import { registerSchedulesCommand } from './commands/schedulesCommand';
 import { registerShowCommand } from './commands/showCommand';
 import { registerSignalCommand } from './commands/signalCommand';
 import { registerWorkerCommand } from './commands/workerCommand';
@@ -63,6 +65,8 @@ export function createProgram(cli: CliContext): Command {
     registerCheckCommand,
     registerWorkerCommand,
     registerConsoleCommand,
+    registerSchedulesCommand,
+    registerPruneCommand,
   ]) {
     register(program, cli);
   }
