@@ -99,6 +99,38 @@ describe.each(BACKENDS)('deadlines, cancellation and retention on %s', (backend)
     expect(await runtime.handle(child).status()).toBe('cancelled');
   });
 
+  it('a run executing here when its deadline passes is cancelled at its next step boundary', async () => {
+    const l = label('gated');
+    let open!: () => void;
+    Clockwork.gate = new Promise<void>((resolve) => (open = resolve));
+    const handle = await runtime.start(Clockwork, 'gated', [l], { deadline: '10m' });
+    await until(async () => log.entries.includes(`gated-waiting ${l}`), 'the first step runs');
+    runtime.startWorker({ pollInterval: 10 });
+    await runtime.clock.advance('11m');
+    await until(statusIs(handle.runId, 'cancelled'), 'the run was cancelled');
+    open();
+    await expect(handle.result()).rejects.toBeInstanceOf(RunCancelledError);
+    expect(log.entries).not.toContain(`gated-after ${l}`);
+  });
+
+  it('@Workflow({ retention }): a worker deletes ended runs of the workflow once they are older', async () => {
+    const kept = await runtime.start(Clockwork, 'kept', [label('kept')]);
+    await kept.result();
+    const other = await runtime.start(Clockwork, 'report', [label('not-kept')]);
+    await other.result();
+    await runtime.clock.advance('25h');
+    runtime.startWorker({ pollInterval: 10 });
+    await until(
+      async () =>
+        (await runtime
+          .handle(kept.runId)
+          .status()
+          .catch(() => 'gone')) === 'gone',
+      'the kept run was deleted',
+    );
+    expect(await runtime.handle(other.runId).status()).toBe('completed');
+  });
+
   it('a queued run no worker started by its startBy time is cancelled, never run', async () => {
     const l = label('late');
     const handle = await runtime.start(Clockwork, 'report', [l], { queue: true, startBy: '5m' });
