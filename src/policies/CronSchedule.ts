@@ -43,7 +43,10 @@ export class CronSchedule {
       );
     }
     if (typeof cron !== 'string' || cron.trim() === '') {
-      throw new InvalidArgumentError(`${where}: cron`, 'must be a cron expression such as "0 9 * * *"');
+      throw new InvalidArgumentError(
+        `${where}: cron`,
+        'must be a cron expression such as "0 9 * * *"',
+      );
     }
     try {
       cronParser().CronExpressionParser.parse(cron, { tz: timezone, strict: false });

@@ -21,7 +21,6 @@ export interface Claim {
   now: number;
 }
 
-
 /**
  * Operator actions on stored runs, each in one transaction: retry a failed or parked
  * run, record the outcome of a parked step, cancel a run. Retry and resolve take the run

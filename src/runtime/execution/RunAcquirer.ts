@@ -141,23 +141,24 @@ export function newRunRow(
   holding?: Holding,
   timing: RunTiming = {},
 ): RunRow {
-  const waits = !holding && timing.wakeAt !== undefined;
-  const startsAt = waits ? Math.max(now, timing.wakeAt!) : now;
+  // `at`: recorded waiting, for a worker to start when it is due.
+  const wakeAt = holding ? undefined : timing.wakeAt;
+  const startsAt = wakeAt === undefined ? now : Math.max(now, wakeAt);
   return {
     id: runId,
     workflow: identity.workflow,
     version: call.plan.workflow?.version ?? null,
-    status: holding ? 'running' : waits ? 'waiting' : 'pending',
+    status: holding ? 'running' : wakeAt !== undefined ? 'waiting' : 'pending',
     args: identity.args,
     result: null,
     error: null,
     owner: holding?.holder.owner ?? null,
     epoch: 1,
     leaseExpiresAt: holding?.leaseUntil ?? null,
-    wakeAt: waits ? timing.wakeAt! : null,
+    wakeAt: wakeAt ?? null,
     parentRunId,
     parkedSeq: null,
-    waitingFor: waits ? 'start' : null,
+    waitingFor: wakeAt !== undefined ? 'start' : null,
     forkedFrom: null,
     forkedSeq: null,
     leaseHost: holding?.holder.host ?? null,

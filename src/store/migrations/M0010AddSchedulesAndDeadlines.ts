@@ -36,11 +36,7 @@ export class M0010AddSchedulesAndDeadlines implements MigrationInterface {
     await queryRunner.createTable(
       new Table({
         name: 'waymark_locks',
-        columns: [
-          { ...c.id('name'), isPrimary: true },
-          c.id('holder'),
-          c.millis('expires_at'),
-        ],
+        columns: [{ ...c.id('name'), isPrimary: true }, c.id('holder'), c.millis('expires_at')],
       }),
       true,
     );
