@@ -197,6 +197,7 @@ function assemble(
     lifecycle,
     logger,
     leaseMs,
+    cancelOverdue: () => time.timekeeper.cancelOverdue(),
   });
   keeper.start();
   lifecycle.onClosed(() => keeper.stop());

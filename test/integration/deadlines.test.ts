@@ -113,6 +113,28 @@ describe.each(BACKENDS)('deadlines, cancellation and retention on %s', (backend)
     expect(log.entries).not.toContain(`gated-after ${l}`);
   });
 
+  it('a runtime with no worker enforces the deadline of a run it executes', async () => {
+    await runtime.close({ grace: 100 });
+    const scope = rootContainer.createChildContainer();
+    scope.registerInstance(ClockworkLog, log);
+    runtime = await createTestRuntime({
+      database,
+      container: scope,
+      clock: 'fake',
+      leaseDuration: '300ms',
+    });
+    const l = label('no-worker');
+    let open!: () => void;
+    Clockwork.gate = new Promise<void>((resolve) => (open = resolve));
+    const handle = await runtime.start(Clockwork, 'gated', [l], { deadline: '10m' });
+    await until(async () => log.entries.includes(`gated-waiting ${l}`), 'the first step runs');
+    await runtime.clock.advance('11m');
+    await until(statusIs(handle.runId, 'cancelled'), 'the run was cancelled');
+    open();
+    await expect(handle.result()).rejects.toBeInstanceOf(RunCancelledError);
+    expect(log.entries).not.toContain(`gated-after ${l}`);
+  });
+
   it('@Workflow({ retention }): a worker deletes ended runs of the workflow once they are older', async () => {
     const kept = await runtime.start(Clockwork, 'kept', [label('kept')]);
     await kept.result();
