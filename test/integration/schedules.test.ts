@@ -112,7 +112,6 @@ describe.each(BACKENDS)('schedules and delayed starts on %s', (backend) => {
       await until(() => completed(s, 1), 'the first tick ran');
       await runtime.clock.advance('5m');
       await until(() => completed(s, 2), 'the second tick ran');
-      await new Promise((resolve) => setTimeout(resolve, 100));
       const runs = await runsOf(s);
       expect(runs.map((r) => r.runId).sort()).toEqual([
         `${s}@2026-01-01T00:05:00.000Z`,
@@ -159,9 +158,17 @@ describe.each(BACKENDS)('schedules and delayed starts on %s', (backend) => {
       catchUp: 'all',
     });
     await runtime.pauseSchedule(s);
+    // A schedule beside it, not paused: once its ticks ran, the worker has seen both.
+    const marker = name('marker');
+    await runtime.schedule(marker, {
+      cron: '0 * * * *',
+      workflow: 'clockwork.report',
+      args: ['m'],
+      catchUp: 'all',
+    });
     runtime.startWorker({ pollInterval: 10 });
     await runtime.clock.advance('2h');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await until(() => completed(marker, 2), 'the marker schedule ran its ticks');
     expect(await runsOf(s)).toHaveLength(0);
     await runtime.resumeSchedule(s);
     await runtime.clock.advance('1h');
@@ -174,7 +181,8 @@ describe.each(BACKENDS)('schedules and delayed starts on %s', (backend) => {
     expect(await handle.status()).toBe('waiting');
     expect((await handle.describe()).wakeAt!.getTime()).toBe(START + 3_600_000);
     runtime.startWorker({ pollInterval: 10 });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    const queued = await runtime.start(Clockwork, 'report', [name('now')], { queue: true });
+    await queued.result(); // the worker has polled since
     expect(await handle.status()).toBe('waiting');
     await runtime.clock.advance('1h');
     await until(async () => (await handle.status()) === 'completed', 'the delayed run completed');
