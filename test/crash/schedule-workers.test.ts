@@ -65,13 +65,18 @@ describe.each(BACKENDS)(`a schedule with ${WORKERS} worker processes on %s`, (ba
     while (firedSince() < TICKS_WANTED + 1 && Date.now() - startedAt < 20_000) {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
+    // Paused, then every worker stopped: no pass still in flight can insert a tick after this.
     await producer.pauseSchedule(SCHEDULE);
+    await Promise.all(team.map((w) => w.terminate()));
+    // One more worker finishes whatever the others handed back or left pending.
+    const finisher = QueueWorker.start(db.url, ledgerPath, { pollInterval: '50ms' });
+    workers.push(finisher);
     for (let i = 0; i < 200; i++) {
       const runs = await tickRuns();
       if (runs.every((r) => r.status === 'completed')) break;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    await Promise.all(team.map((w) => w.terminate()));
+    await finisher.terminate();
 
     const runs = await tickRuns();
     const ids = runs.map((r) => r.runId).sort();
