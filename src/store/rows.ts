@@ -16,7 +16,7 @@ export interface RunRow {
   parentRunId: string | null;
   /** The step a `needs_attention` run is parked at, for `retry()` and `resolveStep()`. */
   parkedSeq: number | null;
-  /** What a `waiting` run waits for: `signal:<name>`, `sleep` or `retry`. */
+  /** What a `waiting` run waits for: `signal:<name>`, `sleep`, `retry` or `start` (`at`). */
   waitingFor: string | null;
   /** For a fork: the run it was copied from, and the seq it diverges at. */
   forkedFrom: string | null;
