@@ -68,6 +68,7 @@ export class RunStore {
         row.updatedAt,
         row.deadlineAt,
         row.startBy,
+        row.waitingFor,
       ]);
       return true;
     } catch (error) {

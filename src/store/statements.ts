@@ -3,9 +3,9 @@ import type { DialectName } from './Dialect';
 const INSERTED_RUN_COLUMNS =
   'id, workflow, version, status, args, result, error, owner, epoch, lease_expires_at, ' +
   'wake_at, parent_run_id, lease_host, lease_process, claim_token, created_at, updated_at, ' +
-  'deadline_at, start_by';
+  'deadline_at, start_by, waiting_for';
 /** Every column of a run row. */
-export const RUN_COLUMNS = `${INSERTED_RUN_COLUMNS}, parked_seq, waiting_for, forked_from, forked_seq`;
+export const RUN_COLUMNS = `${INSERTED_RUN_COLUMNS}, parked_seq, forked_from, forked_seq`;
 const STEP_COLUMNS = 'seq, name, status, output, attempts, started_at, finished_at';
 
 /**
@@ -19,7 +19,7 @@ export function statementsFor(dialect: DialectName) {
   const lockShared = pg ? ' FOR SHARE' : '';
   return {
     insertRun: numbered(
-      `INSERT INTO waymark_runs (${INSERTED_RUN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO waymark_runs (${INSERTED_RUN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       pg,
     ),
     selectRun: numbered(`SELECT ${RUN_COLUMNS} FROM waymark_runs WHERE id = ?`, pg),
