@@ -57,6 +57,7 @@ export class ShownRunPrinter implements ShownRunWriter {
     if (waitingReason) fields.push(['waiting for', safe(waitingReason)]);
     if (run.wakeAt) fields.push(['deadline', formatTimestamp(run.wakeAt)]);
     if (run.parkedSeq !== null) fields.push(['parked at', `#${run.parkedSeq}`]);
+    if (run.deadlineAt) fields.push(['run deadline', formatTimestamp(run.deadlineAt)]);
     fields.push(['owner', safe(run.owner ?? NONE)]);
     if (run.forkedFrom) {
       fields.push(['forked from', `${safe(run.forkedFrom)} at #${run.forkedSeq ?? '?'}`]);

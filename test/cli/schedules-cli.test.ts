@@ -54,11 +54,12 @@ describe('waymark schedules, prune and check on a SQLite file', () => {
     await runtime.deleteSchedule('orphan');
   });
 
-  it('show says a run started with { at } waits for its start time', async () => {
-    await runtime.start(CliOrders, 'pipeline', ['later'], { at: '1h' });
+  it('show says a run started with { at } waits for its start time, and when its deadline cancels it', async () => {
+    await runtime.start(CliOrders, 'pipeline', ['later'], { at: '1h', deadline: '2h' });
     const shown = await waymark(['show', 'pipeline-later'], { db: db.url });
     expect(shown.code).toBe(0);
     expect(shown.stdout).toMatch(/waiting for\s+its start time \(start\(\{ at \}\)\)/);
+    expect(shown.stdout).toMatch(/run deadline\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ/);
   });
 
   it('prune deletes ended runs older than --older-than, and refuses a malformed duration (exit 2)', async () => {
