@@ -22,6 +22,9 @@ import { IdempotencyConflictError } from '../errors/IdempotencyConflictError';
 import { UnknownOutcomeError } from '../errors/UnknownOutcomeError';
 import { RunFinishedError } from '../errors/RunFinishedError';
 import { SignalTimeoutError } from '../errors/SignalTimeoutError';
+import { InvalidArgumentError } from '../errors/InvalidArgumentError';
+import { MigrationLockTimeoutError } from '../errors/MigrationLockTimeoutError';
+import { NoWritableHostError } from '../errors/NoWritableHostError';
 import { registerErrorClasses } from './ErrorClassRegistry';
 
 // waymark's own errors read back as their classes, so a replayed failure still matches
@@ -51,4 +54,7 @@ registerErrorClasses(
   UnknownOutcomeError,
   RunFinishedError,
   SignalTimeoutError,
+  InvalidArgumentError,
+  MigrationLockTimeoutError,
+  NoWritableHostError,
 );

@@ -44,6 +44,19 @@ export const TRANSIENT_NETWORK_CODES: readonly string[] = Object.freeze([
   'EAI_AGAIN',
 ]);
 
+/**
+ * Database error codes that the built-in classifier retries: the database rolled the
+ * transaction back because of another one (MySQL/MariaDB deadlock and lock wait timeout,
+ * PostgreSQL serialization failure and deadlock), so running the step again is what the
+ * database asks for. In a `transactional` step nothing of the attempt was committed.
+ */
+export const TRANSIENT_DATABASE_CODES: readonly string[] = Object.freeze([
+  'ER_LOCK_DEADLOCK',
+  'ER_LOCK_WAIT_TIMEOUT',
+  '40001',
+  '40P01',
+]);
+
 /** HTTP statuses that the built-in classifier retries. */
 export const TRANSIENT_HTTP_STATUSES: readonly number[] = Object.freeze([
   408, 425, 429, 500, 502, 503, 504,
@@ -86,7 +99,8 @@ export function classifyError(error: unknown, rules: ClassificationRules = {}): 
 
 /**
  * The built-in classifier: true for a `RetryableError`, a `StepTimeoutError`, a network
- * error with a code in {@link TRANSIENT_NETWORK_CODES} (on the error or its causes),
+ * error with a code in {@link TRANSIENT_NETWORK_CODES} or a database conflict with a code in
+ * {@link TRANSIENT_DATABASE_CODES} (on the error or its causes),
  * undici's `TypeError('fetch failed')` (unless its cause says the host does not exist),
  * and an HTTP status in {@link TRANSIENT_HTTP_STATUSES} on `status`, `statusCode` or
  * `response.status`. Usable as a matcher in `retryOn`.
@@ -117,6 +131,9 @@ function transientReason(error: unknown): string | undefined {
   if (isStepTimeoutError(error)) return 'step timeouts are transient';
   const code = findCode(error, (found) => TRANSIENT_NETWORK_CODES.includes(found));
   if (code !== undefined) return `${code} is transient`;
+  const conflict = findCode(error, (found) => TRANSIENT_DATABASE_CODES.includes(found));
+  if (conflict !== undefined)
+    return `${conflict} (a conflict the database rolled back) is transient`;
   if (isFetchFailed(error)) {
     return findCode(error, (found) => found === 'ENOTFOUND') === undefined
       ? 'fetch failed is transient'

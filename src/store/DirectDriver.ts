@@ -16,8 +16,10 @@ type SqliteStatement = {
   run(...p: unknown[]): { changes: number };
 };
 type SqliteDatabase = { prepare(sql: string): SqliteStatement };
+type MysqlCallback = (err: Error | null, rows: unknown) => void;
 type MysqlPool = {
-  query(sql: string, values: unknown[], cb: (err: Error | null, rows: unknown) => void): void;
+  query(sql: string, values: unknown[], cb: MysqlCallback): void;
+  execute?(sql: string, values: unknown[], cb: MysqlCallback): void;
 };
 type PgPool = {
   query(config: {
@@ -65,10 +67,24 @@ export function directQuery(dataSource: DataSource): DirectQuery | undefined {
     case 'mariadb': {
       const pool = driver.pool as MysqlPool | undefined;
       if (!pool) return undefined;
+      // Writes go as prepared statements: the server parses and plans a step's
+      // INSERT … SELECT once per connection instead of once per step. Reads stay on the
+      // text protocol, whose result types TypeORM's options (big numbers, dates) shape.
+      const execute = pool.execute?.bind(pool);
+      const query = pool.query.bind(pool);
       return (sql, params) => {
         log(sql, params);
+        const send: MysqlPool['query'] =
+          execute && !/^\s*SELECT/i.test(sql)
+            ? (text, values, cb) =>
+                execute(
+                  text,
+                  values.map((v) => (v === undefined ? null : v)),
+                  cb,
+                )
+            : query;
         return new Promise((resolve, reject) =>
-          pool.query(sql, params, (error, rows) => {
+          send(sql, params, (error, rows) => {
             if (error) return reject(error);
             if (Array.isArray(rows))
               resolve({ records: rows as DirectResult['records'], affected: undefined });

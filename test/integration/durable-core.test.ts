@@ -246,6 +246,21 @@ describe.each(ALL_BACKENDS)('the durable core on %s', (backend) => {
     await expect(runtime.handle('outer-p1')).toHaveCompletedSteps(['Parent.child', 'after']);
   });
 
+  it('a child of a parent whose id has no room for "/<seq>" gets a shortened id that stays the same on resume', async () => {
+    const long = 'p'.repeat(248); // 'outer-' + 248 = 254 characters: no room for '/0'
+    runtime.crash.afterCommit('Parent.after');
+    await expect(scope.resolve(Parent).outer(long)).rejects.toThrow(SimulatedCrash);
+    runtime = await runtime.restart();
+    await expect(scope.resolve(Parent).outer(long)).resolves.toBe(`after(child(${long}))`);
+    expect(runtime).toHaveExecutedStepTimes('Parent.inner', 1);
+    const children = (await runtime.list({ workflow: 'Parent.child' })).runs.filter(
+      (child) => child.parentRunId === `outer-${long}`,
+    );
+    expect(children).toHaveLength(1);
+    expect(children[0].runId.length).toBeLessThanOrEqual(255);
+    expect(children[0].runId).toMatch(/^outer-p+~[0-9a-f]{16}\/0$/);
+  });
+
   it('changing the step order between runs stops the run with NonDeterminismError and keeps its history', async () => {
     const v1 = scope.resolve(OrderV1);
     runtime.crash.afterCommit('Reorder.second');

@@ -860,3 +860,18 @@ describe('registerErrorClasses', () => {
     expect(roundTrip(new Minified('out of stock'), 'error')).toBeInstanceOf(Minified);
   });
 });
+
+describe("waymark's own errors", () => {
+  it('every error class exported from waymark reads back as its class', async () => {
+    require('../../src/codec/waymarkErrorClasses');
+    const errors: Record<string, unknown> = await import('../../src/errors');
+    const classes = Object.entries(errors).filter(
+      ([name, value]) => typeof value === 'function' && /^[A-Z]\w*Error$/.test(name),
+    );
+    expect(classes.length).toBeGreaterThan(20);
+    const unregistered = classes
+      .filter(([name, value]) => findErrorClass(name) !== value)
+      .map(([name]) => name);
+    expect(unregistered).toEqual([]);
+  });
+});

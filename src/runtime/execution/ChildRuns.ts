@@ -1,4 +1,5 @@
 import type { Clock } from '../../ground/Clock';
+import { childRunId } from './childRunId';
 import type { RunStore } from '../../store/RunStore';
 import type { Settled } from './invokeAttempt';
 import type { MethodCall } from './MethodCall';
@@ -14,7 +15,7 @@ export type ChildStarter = (
 ) => Promise<RunOutcome>;
 
 /**
- * A `@Workflow` called inside a run: a run of its own (id `${parent}/${seq}` unless its
+ * A `@Workflow` called inside a run: a run of its own (id `${parent}/${seq}`, see {@link childRunId}, unless its
  * `id` option derives one), whose outcome is recorded in the parent like a step's, so a
  * resumed parent does not start it again.
  */
@@ -33,7 +34,7 @@ export class ChildRuns {
     if (recorded) return this.replay.replay(run, seq, workflow.name, recorded);
     await run.flush();
     const startedAt = this.clock.now();
-    const runId = workflow.id ? undefined : `${run.runId}/${seq}`;
+    const runId = workflow.id ? undefined : childRunId(run.runId, seq);
     const outcome = await this.startChild(call, { runId, parentRunId: run.runId });
     if (outcome.status === 'needs_attention') {
       run.halt(outcome.error, 'needs_attention');

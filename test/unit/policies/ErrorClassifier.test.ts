@@ -1,3 +1,4 @@
+import { QueryFailedError } from 'typeorm';
 import { NonRetryableError } from '../../../src/errors/NonRetryableError';
 import { RetryableError } from '../../../src/errors/RetryableError';
 import { StepTimeoutError } from '../../../src/errors/StepTimeoutError';
@@ -40,6 +41,28 @@ describe('classifyError with the built-in classifier', () => {
       });
     },
   );
+
+  it.each([
+    ['MariaDB deadlock', 'ER_LOCK_DEADLOCK', 1213],
+    ['MariaDB lock wait timeout', 'ER_LOCK_WAIT_TIMEOUT', 1205],
+    ['PostgreSQL serialization failure', '40001', undefined],
+    ['PostgreSQL deadlock', '40P01', undefined],
+  ])('retries a %s that TypeORM reports as a QueryFailedError', (_what, code, errno) => {
+    const driverError = Object.assign(new Error('rolled back'), { code, errno });
+    const error = new QueryFailedError('INSERT INTO orders VALUES ($1)', [1], driverError);
+    expect(classifyError(error)).toEqual({
+      retry: true,
+      reason: `${code} (a conflict the database rolled back) is transient`,
+    });
+  });
+
+  it('does not retry a unique violation, which happens again', () => {
+    const driverError = Object.assign(new Error('duplicate key'), { code: '23505' });
+    expect(classifyError(new QueryFailedError('INSERT', [], driverError))).toEqual({
+      retry: false,
+      reason: '23505 is not transient',
+    });
+  });
 
   it('does not retry ENOTFOUND, a host name that does not exist', () => {
     expect(classifyError(networkError('ENOTFOUND'))).toEqual({
