@@ -863,6 +863,7 @@ describe('registerErrorClasses', () => {
 
 describe("waymark's own errors", () => {
   it('every error class exported from waymark reads back as its class', async () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loads the registrations for their effect
     require('../../src/codec/waymarkErrorClasses');
     const errors: Record<string, unknown> = await import('../../src/errors');
     const classes = Object.entries(errors).filter(
