@@ -61,6 +61,7 @@ export class ShownRunPrinter implements ShownRunWriter {
     if (run.wakeAt) fields.push(['deadline', formatTimestamp(run.wakeAt)]);
     if (run.parkedSeq !== null) fields.push(['parked at', `#${run.parkedSeq}`]);
     if (run.parkedReason) fields.push(['parked because', safe(firstLine(run.parkedReason))]);
+    if (run.deadlineAt) fields.push(['run deadline', formatTimestamp(run.deadlineAt)]);
     fields.push(['owner', safe(run.owner ?? NONE)]);
     if (run.forkedFrom) {
       fields.push(['forked from', `${safe(run.forkedFrom)} at #${run.forkedSeq ?? '?'}`]);

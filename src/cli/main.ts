@@ -27,7 +27,9 @@ import { registerMigrateCommand } from './commands/migrateCommand';
 import { registerQueuesCommand } from './commands/queuesCommand';
 import { registerResolveCommand } from './commands/resolveCommand';
 import { registerRetryCommand } from './commands/retryCommand';
+import { registerPruneCommand } from './commands/pruneCommand';
 import { registerRunsCommand } from './commands/runsCommand';
+import { registerSchedulesCommand } from './commands/schedulesCommand';
 import { registerShowCommand } from './commands/showCommand';
 import { registerSignalCommand } from './commands/signalCommand';
 import { registerWorkerCommand } from './commands/workerCommand';
@@ -65,6 +67,8 @@ export function createProgram(cli: CliContext): Command {
     registerCheckCommand,
     registerWorkerCommand,
     registerConsoleCommand,
+    registerSchedulesCommand,
+    registerPruneCommand,
   ]) {
     register(program, cli);
   }

@@ -1,4 +1,5 @@
 import { ConfigurationError } from '../errors/ConfigurationError';
+import { parseDuration, type Duration } from '../ground/Duration';
 import { decoratedMethod } from './decoratedMethod';
 import type { StorableResult } from './Storable';
 import { readMethodPolicies, recordPolicy, type WorkflowMetadata } from './metadata';
@@ -16,6 +17,13 @@ export interface WorkflowOptions<A extends unknown[] = any[]> {
   id?: (...args: A) => string;
   /** The named queue (`runtime.queue(name, …)`) its runs wait in for a worker. */
   queue?: string;
+  /**
+   * Durable time limit of each run, counted from its start and stored with it (a restart does
+   * not reset it): past it the run, and its child runs, are cancelled at the next step boundary.
+   */
+  timeout?: Duration;
+  /** How long ended runs of this workflow are kept; workers delete older ones in batches. */
+  retention?: Duration;
 }
 
 /**
@@ -51,6 +59,8 @@ export function Workflow<A extends any[]>(options?: WorkflowOptions<A>) {
       version: opts.version,
       id: opts.id,
       ...(opts.queue === undefined ? {} : { queue: opts.queue }),
+      timeoutMs: optionalMs(opts.timeout, `${method.where}: timeout`),
+      retentionMs: optionalMs(opts.retention, `${method.where}: retention`),
     };
     registerWorkflowName(metadata.name, {
       target: method.declaringClass,
@@ -59,4 +69,8 @@ export function Workflow<A extends any[]>(options?: WorkflowOptions<A>) {
     recordPolicy(method.declaringClass, method.methodName, method.original, 'workflow', metadata);
     routeToInterceptor(method.declaringClass, method.methodName, descriptor, 'workflow');
   };
+}
+
+function optionalMs(value: Duration | undefined, where: string): number | undefined {
+  return value === undefined ? undefined : parseDuration(value, where);
 }

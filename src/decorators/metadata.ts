@@ -17,6 +17,10 @@ export interface WorkflowMetadata {
   readonly id: ((...args: any[]) => string) | undefined;
   /** The named queue its runs wait in (`runtime.queue`). */
   readonly queue?: string;
+  /** Durable time limit of each run, from its start; past it the run is cancelled. */
+  readonly timeoutMs?: number;
+  /** How long ended runs are kept; workers delete older ones. */
+  readonly retentionMs?: number;
 }
 
 /** What `@Step` recorded for a method. */

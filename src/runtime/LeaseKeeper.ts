@@ -17,6 +17,8 @@ export interface LeaseKeeperDeps {
   readonly lifecycle: Lifecycle;
   readonly logger: Logger;
   readonly leaseMs: number;
+  /** Cancels runs past their deadline (so a runtime without a worker enforces them too). */
+  readonly cancelOverdue: () => Promise<void>;
 }
 
 /**
@@ -48,6 +50,7 @@ export class LeaseKeeper {
     if (claims.length === 0 || lifecycle.isDead) return;
     try {
       await leases.renew(claims, clock.now() + leaseMs, clock.now());
+      await this.deps.cancelOverdue();
       await this.noticeLostRuns(new Map(claims.map((c) => [c.runId, c.epoch])));
     } catch (error) {
       logger.warn('could not renew run leases; other processes may take these runs over', {

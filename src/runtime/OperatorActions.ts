@@ -5,6 +5,7 @@ import type { Clock } from '../ground/Clock';
 import type { LeaseHolder } from '../ground/ProcessIdentity';
 import { assertRunId } from '../store/identifiers';
 import type { Claim, RunControl } from '../store/RunControl';
+import type { RunCancellation } from '../store/RunCancellation';
 import type { Executions } from './execution/Executions';
 import { newClaimToken } from './execution/RunAcquirer';
 import type { RuntimeEvents } from './RuntimeEvents';
@@ -18,6 +19,7 @@ export interface QueueOption {
 /** What operator actions use. */
 export interface OperatorActionsDeps {
   readonly control: RunControl;
+  readonly cancellation: RunCancellation;
   readonly runs: Runs;
   readonly executions: Executions;
   readonly codec: Codec;
@@ -60,12 +62,15 @@ export class OperatorActions {
     this.continueHere(newRunId, 1, claim);
   }
 
+  /** Cancels the run and every run under it that has not ended (child runs, theirs). */
   async cancel(runId: string, reason: string | undefined): Promise<void> {
-    const { control, codec, clock, executions, events } = this.deps;
+    const { cancellation, codec, clock, executions, events } = this.deps;
     const error = new RunCancelledError(runId, reason);
-    await control.cancel(runId, codec.encode(error, 'error'), clock.now());
-    executions.cancelLocal(runId, error);
-    events.emit('run.cancelled', { runId, reason });
+    const ids = await cancellation.cancel(runId, codec.encode(error, 'error'), clock.now());
+    for (const id of ids) {
+      executions.cancelLocal(id, error);
+      events.emit('run.cancelled', { runId: id, reason: id === runId ? reason : error.message });
+    }
   }
 
   private claim(options: QueueOption): Claim {

@@ -12,6 +12,7 @@ import type { FlowRegistry } from './execution/FlowRegistry';
 import type { RunOutcome } from './execution/RunOutcome';
 import { QueuedRuns, type QueuePlace } from '../store/QueuedRuns';
 import { queuePlace } from './queuePlace';
+import type { RunTiming } from './execution/RunTiming';
 
 /** Options of one start. */
 export interface StartCallOptions {
@@ -23,6 +24,8 @@ export interface StartCallOptions {
   priority?: number;
   /** At most one queued or running run per key: a start with a held key returns that run. */
   dedupe?: string;
+  /** When it is due, must end, must have started by (`at` implies a worker starts it). */
+  timing?: RunTiming;
 }
 
 /** A run that is durably recorded; `outcome` settles when this process's part in it ends. */
@@ -44,6 +47,13 @@ export interface RunStarterDeps {
 
 /** The outcome of a run queued for a worker, as seen by the process that queued it. */
 const QUEUED: RunOutcome = { status: 'waiting', wakeAt: null };
+/** A run started with `at` but no queue waits in the default queue. */
+const DEFAULT_QUEUE_PLACE: QueuePlace = {
+  queue: null,
+  partitionKey: null,
+  priority: 0,
+  dedupe: undefined,
+};
 
 /**
  * Turns a workflow call into a run: creates it (one write, claimed by this runtime), or
@@ -67,14 +77,17 @@ export class RunStarter {
       workflow: workflow.name,
       args: Codec.canonical(codec.encode(call.args, 'args')),
     };
-    const place = queuePlace(call, options, this.deps.flows);
-    if (place) return this.queue(call, runId, identity, options.parentRunId, place);
+    const timing = options.timing ?? {};
+    const place =
+      queuePlace(call, options, this.deps.flows) ??
+      (timing.wakeAt === undefined ? undefined : DEFAULT_QUEUE_PLACE);
+    if (place) return this.queue(call, runId, identity, options.parentRunId, place, timing);
     const joined = executions.find(runId);
     if (joined?.identity) assertSameRun({ id: runId, ...joined.identity }, identity);
     const tracked =
       joined ??
       executions.ensure(runId, identity, (superseded) =>
-        acquirer.create(call, runId, identity, options.parentRunId, superseded),
+        acquirer.create(call, runId, identity, options.parentRunId, superseded, timing),
       );
     await tracked.acquired;
     return { runId, outcome: tracked.outcome };
@@ -87,9 +100,18 @@ export class RunStarter {
     identity: RunIdentity,
     parentRunId: string | undefined,
     place: QueuePlace,
+    timing: RunTiming,
   ): Promise<Started> {
     const { store, clock } = this.deps;
-    const row = newRunRow(runId, call, identity, parentRunId ?? null, clock.now());
+    const row = newRunRow(
+      runId,
+      call,
+      identity,
+      parentRunId ?? null,
+      clock.now(),
+      undefined,
+      timing,
+    );
     const enqueued = await this.queued.enqueue(row, place);
     if (enqueued.kind === 'deduplicated') {
       return { runId: enqueued.runId, outcome: Promise.resolve(QUEUED) };

@@ -29,6 +29,8 @@ export interface WaymarkEvents {
   'step.replayed': { runId: string; seq: number; step: string; status: 'completed' | 'failed' };
   /** A step under `limiter` got HTTP 429 with a Retry-After: every step under it waits until `until`. */
   'limiter.paused': { limiter: string; until: number; runId: string; step: string };
+  /** A schedule's tick was started as run `runId` (by this process; exactly one per tick). */
+  'schedule.fired': { schedule: string; runId: string; tick: number };
 }
 
 /** Name of a {@link WaymarkEvents} event. */

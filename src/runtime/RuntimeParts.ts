@@ -13,6 +13,7 @@ import type { InstanceResolver } from './RuntimeOptions';
 import type { WorkflowEntry } from './RuntimeRegistry';
 import type { Shutdown } from './Shutdown';
 import type { Streams } from './streams/Streams';
+import type { TimeParts } from './timeParts';
 import type { WorkerDeps } from './Worker';
 
 /** @internal What a runtime is made of, assembled by `Waymark.create()`. */
@@ -35,6 +36,8 @@ export interface RuntimeParts {
   readonly shutdown: Shutdown;
   /** The named queues and limiters declared in this runtime. */
   readonly flows: FlowRegistry;
+  /** Schedules, deadlines and cancellation, retention. */
+  readonly time: TimeParts;
   /** Releases what the runtime opened (its DataSource, if waymark created it). */
   readonly release: () => Promise<void>;
 }

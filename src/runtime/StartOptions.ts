@@ -1,3 +1,5 @@
+import type { TimeOption } from './execution/RunTiming';
+
 /** Options of {@link WaymarkRuntime.start}. */
 export interface StartOptions {
   /** Use this run id instead of the one `@Workflow({ id })` derives or a new UUID. */
@@ -11,4 +13,10 @@ export interface StartOptions {
   priority?: number;
   /** At most one queued or running run per key; a start whose key is held returns that run. */
   dedupe?: string;
+  /** Start no earlier than this (a `Date`, or a duration from now); a worker starts it then. */
+  at?: TimeOption;
+  /** Cancel the run (and its child runs) if it has not ended by then; stored with the run. */
+  deadline?: TimeOption;
+  /** Cancel the queued run if no worker has started it by then. */
+  startBy?: TimeOption;
 }

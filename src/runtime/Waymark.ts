@@ -38,6 +38,7 @@ import type { RuntimeOptions } from './RuntimeOptions';
 import { RuntimeRegistry, type WorkflowEntry } from './RuntimeRegistry';
 import { resolveSettings, type RuntimeSettings } from './RuntimeSettings';
 import { Shutdown } from './Shutdown';
+import { buildTimeParts } from './timeParts';
 import { StepInterceptor } from './StepInterceptor';
 import { WaymarkRuntime } from './WaymarkRuntime';
 import type { RuntimeParts } from './RuntimeParts';
@@ -178,6 +179,18 @@ function assemble(
     (state, resumed) => execution.execute(state, resumed),
     (runId, stop) => observer.observe(runId, stop),
   );
+  const time = buildTimeParts({
+    connection,
+    store,
+    codec,
+    clock,
+    lifecycle,
+    logger,
+    events,
+    executions,
+    flows,
+    holder: self.process,
+  });
   const notices = new HeldRunNotices(logger, clock);
   const acquirer = new RunAcquirer({
     store,
@@ -211,6 +224,7 @@ function assemble(
     lifecycle,
     logger,
     leaseMs,
+    cancelOverdue: () => time.timekeeper.cancelOverdue(),
   });
   keeper.start();
   lifecycle.onClosed(() => keeper.stop());
@@ -236,6 +250,7 @@ function assemble(
     streams,
     operator: new OperatorActions({
       control: new RunControl(connection, lifecycle),
+      cancellation: time.cancellation,
       runs,
       executions,
       codec,
@@ -256,9 +271,11 @@ function assemble(
       executingHere: (runId) => executions.find(runId) !== undefined,
       flows,
       queues: new QueueStore(store),
+      tend: (workflows) => time.timekeeper.tend(workflows),
     },
     entry,
     flows,
+    time,
     shutdown: new Shutdown({ lifecycle, executions, queue, clock, logger, release }),
     release,
   };

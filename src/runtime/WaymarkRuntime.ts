@@ -14,7 +14,6 @@ import { RunHandle, type RunAccess } from './RunHandle';
 import type { AnyListener, WaymarkEventName, WaymarkEvents } from './RuntimeEvents';
 import { RuntimeRegistry } from './RuntimeRegistry';
 import { closeOnSignals } from './closeOnSignals';
-import { FlowControls } from './FlowControls';
 import { workflowPlan } from './workflowPlan';
 import type { QueueOption } from './OperatorActions';
 import { Worker, type WorkerOptions } from './Worker';
@@ -23,6 +22,8 @@ import type { ArgsOf, AsyncMethodOf, ResultOf } from './WorkflowMethod';
 import type { StartOptions } from './StartOptions';
 import type { ReadStreamOptions, StreamEntries } from './streams/StreamEntry';
 import type { StreamSummary } from '../store/StreamStore';
+import { timingOf } from './startTiming';
+import { RuntimeTimeMethods } from './RuntimeTimeMethods';
 
 export type { AsyncMethodOf } from './WorkflowMethod';
 export type { RuntimeParts } from './RuntimeParts';
@@ -40,7 +41,7 @@ export type { StartOptions } from './StartOptions';
  * await runtime.close();
  * ```
  */
-export class WaymarkRuntime extends FlowControls {
+export class WaymarkRuntime extends RuntimeTimeMethods {
   private closing: Promise<void> | undefined;
   private readonly access: RunAccess;
 
@@ -93,7 +94,11 @@ export class WaymarkRuntime extends FlowControls {
     if (options.runId !== undefined) assertRunId(options.runId, 'start(): runId');
     const plan = workflowPlan(Class, method);
     const instance = this.parts.resolveInstance(Class);
-    const started = await this.parts.runs.start(methodCall(instance, plan, args), options);
+    const timing = timingOf(options, this.parts.clock.now());
+    const started = await this.parts.runs.start(methodCall(instance, plan, args), {
+      ...options,
+      timing,
+    });
     return new RunHandle(started.runId, this.access);
   }
 

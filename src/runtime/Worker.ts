@@ -44,6 +44,8 @@ export interface WorkerDeps {
   /** The named queues declared in this runtime, and where their claims go. */
   readonly flows: FlowRegistry;
   readonly queues: QueueStore;
+  /** Time's work for these workflows: schedule ticks that came, runs past their deadline. */
+  readonly tend: (workflows: string[]) => Promise<void>;
 }
 
 /**
@@ -67,6 +69,7 @@ export class Worker {
   private readonly stopping = new AbortController();
   private wakeLoop: (() => void) | undefined;
   private nextHostScanAt = 0;
+  private nextTendAt = 0;
   private readonly loop: Promise<void>;
 
   constructor(
@@ -105,6 +108,7 @@ export class Worker {
     while (!this.stopping.signal.aborted && lifecycle.isOpen) {
       let claimed = 0;
       const free = this.concurrency - this.executing.size;
+      await this.tend();
       if (free > 0) {
         try {
           claimed = await this.claimAndExecute(free);
@@ -117,6 +121,18 @@ export class Worker {
       if (claimed > 0 && claimed === free) continue;
       await this.pause();
     }
+  }
+
+  /** Once per poll interval: schedules and deadlines (their runs are then claimed as any). */
+  private async tend(): Promise<void> {
+    // Real time, not the runtime's clock: a fake clock that stands still must not stop it.
+    const now = performance.now();
+    if (now < this.nextTendAt) return;
+    this.nextTendAt = now + this.pollMs * 0.75;
+    await this.deps.tend(this.options.workflows ?? workflowNames()).catch((error: unknown) => {
+      if (this.deps.lifecycle.isOpen)
+        this.deps.logger.warn('worker could not tend schedules', { error });
+    });
   }
 
   private async claimAndExecute(free: number): Promise<number> {

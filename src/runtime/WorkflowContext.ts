@@ -6,6 +6,7 @@ import { NotInRunError } from '../errors/NotInRunError';
 import { realClock } from '../ground/Clock';
 import { parseDuration, type Duration } from '../ground/Duration';
 import { RunScope } from './execution/RunScope';
+import { boundedAll, type AllOptions } from './fanOut';
 import { RuntimeRegistry } from './RuntimeRegistry';
 import type { StreamWriter } from './streams/StreamWriter';
 
@@ -160,6 +161,24 @@ export class WorkflowContext {
   stream<T = unknown>(name: string): StreamWriter<T> {
     const scope = this.scope('stream()');
     return scope.operations.stream<T>(scope, name);
+  }
+
+  /**
+   * Fan-out: runs `calls`, at most `concurrency` at a time, and resolves with their results in
+   * call order (the first failure rejects; no later call is started). Make each call exactly
+   * one child workflow (or step) call: each is then recorded in this run at its own place,
+   * so a resumed run does not start a child again, it takes its recorded outcome.
+   *
+   * @example
+   * ```ts
+   * const reports = await this.ctx.all(
+   *   sources.map((source) => () => this.summarize(source)), // summarize is a @Workflow
+   *   { concurrency: 10 },
+   * );
+   * ```
+   */
+  all<T>(calls: ReadonlyArray<() => Promise<T>>, options?: AllOptions): Promise<T[]> {
+    return boundedAll(calls, options);
   }
 
   /** The current time; in a workflow it is recorded, so a resume sees the same instant. */

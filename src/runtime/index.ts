@@ -15,7 +15,11 @@ export {
   type LimiterStats,
   type QueuedRunView,
 } from './WaymarkRuntime';
+export type { ScheduleOptions, ScheduleInfo, CatchUp } from './Schedules';
+export type { PruneOptions, PruneResult, EndedStatus } from './Pruning';
+export type { TimeOption } from './execution/RunTiming';
 export * from './WorkflowContext';
+export type { AllOptions } from './fanOut';
 export * from './Worker';
 export type { RunScope, StepFrame } from './execution/RunScope';
 export type { MethodCall } from './execution/MethodCall';

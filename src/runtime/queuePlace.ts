@@ -56,7 +56,7 @@ export function queuePlace(
   return { queue: queue.name, partitionKey: partitionKey ?? null, priority, dedupe };
 }
 
-function checkedKey(key: unknown, what: string): string | undefined {
+export function checkedKey(key: unknown, what: string): string | undefined {
   if (key === undefined) return undefined;
   if (typeof key !== 'string' || key.length === 0 || key.length > MAX_KEY_LENGTH) {
     throw new InvalidArgumentError(

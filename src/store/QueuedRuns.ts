@@ -18,6 +18,7 @@ export type Enqueued =
   | { readonly kind: 'exists' }
   | { readonly kind: 'deduplicated'; readonly runId: string };
 
+const INSERTED_COLUMN_COUNT = INSERTED_RUN_COLUMNS.split(',').length;
 const ACTIVE = "('pending', 'running', 'waiting')";
 const DEDUPE_TRIES = 3;
 
@@ -104,7 +105,9 @@ export class QueuedRuns {
   }
 
   private async insert(store: RunStore, row: RunRow, place: QueuePlace): Promise<boolean> {
-    const values = Array(20).fill('?').join(', ');
+    const values = Array(INSERTED_COLUMN_COUNT + 3)
+      .fill('?')
+      .join(', ');
     try {
       await store.exec(
         `queue run "${row.id}"`,

@@ -21,8 +21,6 @@ export interface Claim {
   now: number;
 }
 
-const ACTIVE = "('pending', 'running', 'waiting', 'needs_attention')";
-
 /**
  * Operator actions on stored runs, each in one transaction: retry a failed or parked
  * run, record the outcome of a parked step, cancel a run. Retry and resolve take the run
@@ -172,24 +170,6 @@ export class RunControl {
           'FROM waymark_attempts WHERE run_id = ? AND seq < ?',
         [newRunId, runId, fromSeq],
       );
-    });
-  }
-
-  /** Ends a run that has not ended, fencing out any process executing it. */
-  async cancel(runId: string, error: string, now: number): Promise<RunRow> {
-    assertRunId(runId, 'cancel(): runId');
-    return this.transaction(`cancel run "${runId}"`, async (sql) => {
-      const run = await this.lockRun(sql, runId);
-      if (!['pending', 'running', 'waiting', 'needs_attention'].includes(run.status)) {
-        throw new InvalidRunStateError(runId, run.status, 'cancel', 'it has already ended');
-      }
-      await sql(
-        "UPDATE waymark_runs SET status = 'cancelled', error = ?, epoch = epoch + 1, owner = NULL, " +
-          `lease_expires_at = NULL, wake_at = NULL, parked_seq = NULL, parked_reason = NULL, updated_at = ? ` +
-          `WHERE id = ? AND status IN ${ACTIVE}`,
-        [error, now, runId],
-      );
-      return run;
     });
   }
 

@@ -59,6 +59,8 @@ export interface RunSummary {
   /** For a fork: the run it was copied from and the seq it diverged at. */
   forkedFrom: string | null;
   forkedSeq: number | null;
+  /** When the run is cancelled if it has not ended (`@Workflow({ timeout })`, `deadline`). */
+  deadlineAt?: Date | null;
   createdAt: Date;
   updatedAt: Date;
   /** From `describe()` only (not `list()`): the run's arguments, cut at `valueChars`. */
@@ -248,6 +250,7 @@ export function summarize(row: RunRow): RunSummary {
     waitingFor: row.waitingFor,
     forkedFrom: row.forkedFrom,
     forkedSeq: row.forkedSeq,
+    deadlineAt: row.deadlineAt === null ? null : new Date(row.deadlineAt),
     createdAt: new Date(row.createdAt),
     updatedAt: new Date(row.updatedAt),
   };

@@ -18,7 +18,7 @@ export interface RunRow {
   parkedSeq: number | null;
   /** Why a `needs_attention` run was parked: the error's name and message, in plain text. */
   parkedReason: string | null;
-  /** What a `waiting` run waits for: `signal:<name>`, `sleep` or `retry`. */
+  /** What a `waiting` run waits for: `signal:<name>`, `sleep`, `retry` or `start` (`at`). */
   waitingFor: string | null;
   /** For a fork: the run it was copied from, and the seq it diverges at. */
   forkedFrom: string | null;
@@ -31,6 +31,10 @@ export interface RunRow {
   claimToken: string | null;
   /** The named queue (`runtime.queue`) the run waits in; null or absent for the default queue. */
   queueName?: string | null;
+  /** When the run is cancelled if it has not ended (`@Workflow({ timeout })`, `deadline`). */
+  deadlineAt: number | null;
+  /** When a queued run is cancelled if no worker has started it. */
+  startBy: number | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -109,6 +113,8 @@ export function toRunRow(raw: Raw): RunRow {
     leaseProcess: strOrNull(raw.lease_process),
     claimToken: strOrNull(raw.claim_token),
     queueName: strOrNull(raw.queue_name),
+    deadlineAt: numOrNull(raw.deadline_at),
+    startBy: numOrNull(raw.start_by),
     createdAt: num(raw.created_at),
     updatedAt: num(raw.updated_at),
   };

@@ -4,9 +4,10 @@ import type { RunRow } from './rows';
 /** The columns a new run is inserted with, in the order of {@link runInsertParams}. */
 export const INSERTED_RUN_COLUMNS =
   'id, workflow, version, status, args, result, error, owner, epoch, lease_expires_at, ' +
-  'wake_at, parent_run_id, lease_host, lease_process, claim_token, created_at, updated_at';
+  'wake_at, parent_run_id, lease_host, lease_process, claim_token, created_at, updated_at, ' +
+  'deadline_at, start_by, waiting_for';
 /** Every column of a run row. */
-export const RUN_COLUMNS = `${INSERTED_RUN_COLUMNS}, parked_seq, parked_reason, waiting_for, forked_from, forked_seq, queue_name`;
+export const RUN_COLUMNS = `${INSERTED_RUN_COLUMNS}, parked_seq, parked_reason, forked_from, forked_seq, queue_name`;
 const STEP_COLUMNS =
   'seq, name, status, output, attempts, started_at, finished_at, idempotency_key';
 
@@ -21,7 +22,7 @@ export function statementsFor(dialect: DialectName) {
   const lockShared = pg ? ' FOR SHARE' : '';
   return {
     insertRun: numbered(
-      `INSERT INTO waymark_runs (${INSERTED_RUN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO waymark_runs (${INSERTED_RUN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       pg,
     ),
     selectRun: numbered(`SELECT ${RUN_COLUMNS} FROM waymark_runs WHERE id = ?`, pg),
@@ -111,5 +112,8 @@ export function runInsertParams(row: RunRow): unknown[] {
     row.claimToken,
     row.createdAt,
     row.updatedAt,
+    row.deadlineAt,
+    row.startBy,
+    row.waitingFor,
   ];
 }

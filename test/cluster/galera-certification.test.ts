@@ -51,6 +51,8 @@ function pendingRun(id: string, now: number): RunRow {
     leaseHost: null,
     leaseProcess: null,
     claimToken: null,
+    deadlineAt: null,
+    startBy: null,
     createdAt: now,
     updatedAt: now,
   };

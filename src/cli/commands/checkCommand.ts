@@ -2,7 +2,10 @@ import type { Command } from 'commander';
 import { readClassPolicies, readDecoratedClasses, type AnyClass } from '../../decorators/metadata';
 import { validateClassPolicies } from '../../decorators/validateClassPolicies';
 import { formatDuration } from '../../ground/Duration';
-import type { CliContext } from '../CliContext';
+import { DATABASE_URL_VARIABLE, databaseUrlOf, type CliContext } from '../CliContext';
+import { workflowNames } from '../../decorators/WorkflowRegistry';
+import { withRuntime } from '../openRuntime';
+import { terminalSafe } from '../terminalSafe';
 import { CliError, isCliError } from '../CliError';
 import { firstLine, messageOf } from '../describeFailure';
 import { describeExecution, describeIdempotency, describeRetry } from '../describePolicies';
@@ -28,7 +31,7 @@ export function registerCheckCommand(program: Command, cli: CliContext): void {
     .command('check')
     .description('load workflow modules and validate every decorator policy')
     .argument('<modules...>', 'modules declaring workflows (.js, or .ts with @swc-node/register)')
-    .action((modules: string[]) => {
+    .action(async (modules: string[], _options: unknown, command: Command) => {
       const problems: string[] = [];
       for (const module of modules) {
         try {
@@ -47,6 +50,7 @@ export function registerCheckCommand(program: Command, cli: CliContext): void {
         }
       }
       printPolicies(cli, classes);
+      problems.push(...(await unscheduledWorkflows(command, cli)));
       if (classes.length === 0 && problems.length === 0) {
         problems.push(`no @Workflow or @Step found in ${modules.join(', ')}`);
       }
@@ -88,6 +92,25 @@ function printPolicies(cli: CliContext, classes: readonly AnyClass[]): void {
   const stepHeaders = ['METHOD', 'STEP', 'TIMEOUT', 'RETRY', 'IDEMPOTENCY KEY', 'EXECUTION'];
   if (steps.length > 0) for (const line of formatTable(stepHeaders, stepRows)) output.line(line);
   output.line();
+}
+
+/**
+ * With a database (`--db` or `WAYMARK_DATABASE_URL`): each stored schedule whose workflow no
+ * loaded module declares — a worker running these modules would never start its runs.
+ */
+async function unscheduledWorkflows(command: Command, cli: CliContext): Promise<string[]> {
+  const { db } = command.optsWithGlobals<{ db?: string }>();
+  if ((db ?? cli.env[DATABASE_URL_VARIABLE] ?? '').trim() === '') return [];
+  const url = databaseUrlOf(command, cli.env);
+  const schedules = await withRuntime(url, cli.output, (runtime) => runtime.schedules());
+  const known = new Set(workflowNames());
+  return schedules
+    .filter((s) => !known.has(s.workflow))
+    .map(
+      (s) =>
+        `schedule "${terminalSafe(s.name)}" starts workflow "${terminalSafe(s.workflow)}", ` +
+        'which no loaded module declares: no worker of these modules would run it',
+    );
 }
 
 /**

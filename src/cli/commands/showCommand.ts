@@ -90,6 +90,7 @@ async function waitingReason(
       const waitingFor = run.waitingFor ?? '';
       if (waitingFor.startsWith('signal:')) return signalReason(runtime, run, now);
       if (waitingFor === 'sleep') return `a timer${due}`;
+      if (waitingFor === 'start') return `its start time (start({ at }))${due}`;
       const latest = await runtime.history(run.runId, { order: 'desc', limit: RETRY_LOOKBACK });
       const retrying = latest.filter((step) => step.status === 'retrying').at(-1);
       if (retrying) return `the next attempt of step #${retrying.seq} ${retrying.name}${due}`;

@@ -1,4 +1,6 @@
 import { IsOptional, IsString, Length, Matches } from 'class-validator';
+import type { Duration } from '../../ground/Duration';
+import { IsDurationOption } from './IsDurationOption';
 import { IsFunctionOption } from './IsFunctionOption';
 
 /** The accepted shape of `@Workflow` options. */
@@ -22,4 +24,12 @@ export class WorkflowOptionsSchema {
   @IsString()
   @Matches(/^\S{1,200}$/, { message: '$property must be 1–200 characters without spaces' })
   queue?: string;
+
+  @IsOptional()
+  @IsDurationOption()
+  timeout?: Duration;
+
+  @IsOptional()
+  @IsDurationOption()
+  retention?: Duration;
 }

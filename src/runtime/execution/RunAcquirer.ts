@@ -9,6 +9,7 @@ import type { RunStore } from '../../store/RunStore';
 import type { Acquisition, RunIdentity } from './Acquisition';
 import type { MethodCall } from './MethodCall';
 import { attemptsBySeq, RunState } from './RunState';
+import { deadlineOf, type RunTiming } from './RunTiming';
 import { storedOutcome } from './storedOutcome';
 
 /** What acquiring runs uses. */
@@ -54,12 +55,13 @@ export class RunAcquirer {
     identity: RunIdentity,
     parentRunId: string | undefined,
     superseded: () => boolean,
+    timing: RunTiming = {},
   ): Promise<Acquisition> {
     const { store, clock, self, leaseMs } = this.deps;
     const token = newClaimToken();
     const now = clock.now();
     const holding = { holder: self, token, leaseUntil: now + leaseMs };
-    const row = newRunRow(runId, call, identity, parentRunId ?? null, now, holding);
+    const row = newRunRow(runId, call, identity, parentRunId ?? null, now, holding, timing);
     const claim: ClaimToken = { runId, epoch: 1, token };
     if (await store.insertRun(row)) return this.claimed(claim, call, new Map(), [], false);
     const stored = await store.loadRun(runId);
@@ -139,28 +141,34 @@ export function newRunRow(
   parentRunId: string | null,
   now: number,
   holding?: Holding,
+  timing: RunTiming = {},
 ): RunRow {
+  // `at`: recorded waiting, for a worker to start when it is due.
+  const wakeAt = holding ? undefined : timing.wakeAt;
+  const startsAt = wakeAt === undefined ? now : Math.max(now, wakeAt);
   return {
     id: runId,
     workflow: identity.workflow,
     version: call.plan.workflow?.version ?? null,
-    status: holding ? 'running' : 'pending',
+    status: holding ? 'running' : wakeAt !== undefined ? 'waiting' : 'pending',
     args: identity.args,
     result: null,
     error: null,
     owner: holding?.holder.owner ?? null,
     epoch: 1,
     leaseExpiresAt: holding?.leaseUntil ?? null,
-    wakeAt: null,
+    wakeAt: wakeAt ?? null,
     parentRunId,
     parkedSeq: null,
     parkedReason: null,
-    waitingFor: null,
+    waitingFor: wakeAt !== undefined ? 'start' : null,
     forkedFrom: null,
     forkedSeq: null,
     leaseHost: holding?.holder.host ?? null,
     leaseProcess: holding?.holder.process ?? null,
     claimToken: holding?.token ?? null,
+    deadlineAt: deadlineOf(timing.deadlineAt, call.plan.workflow?.timeoutMs, startsAt),
+    startBy: timing.startBy ?? null,
     createdAt: now,
     updatedAt: now,
   };

@@ -8,6 +8,7 @@ import { M0006AddLeaseHolders } from './M0006AddLeaseHolders';
 import { M0007AddKeysAndParkedReasons } from './M0007AddKeysAndParkedReasons';
 import { M0008AddStreams } from './M0008AddStreams';
 import { M0009AddQueuesAndLimiters } from './M0009AddQueuesAndLimiters';
+import { M0010AddSchedulesAndDeadlines } from './M0010AddSchedulesAndDeadlines';
 
 /**
  * waymark's schema migrations, oldest first. Applied by the runtime unless
@@ -24,4 +25,5 @@ export const waymarkMigrations: ReadonlyArray<new () => MigrationInterface> = [
   M0007AddKeysAndParkedReasons,
   M0008AddStreams,
   M0009AddQueuesAndLimiters,
+  M0010AddSchedulesAndDeadlines,
 ];
