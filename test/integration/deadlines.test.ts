@@ -4,6 +4,7 @@ import { RunCancelledError, dataSourceOptionsFromUrl } from 'waymark';
 import { createTestRuntime, type TestRuntime } from 'waymark/testing';
 import { createTestDatabase, type Backend, type TestDatabase } from '../support/databases';
 import { Clockwork, ClockworkLog } from '../support/fixtures/Clockwork';
+import { Narrator, NarratorScript } from '../support/fixtures/Narrator';
 
 const BACKENDS: Backend[] = ['sqlite', 'sqlite-file', 'mariadb', 'postgres'];
 
@@ -190,6 +191,29 @@ describe.each(BACKENDS)('deadlines, cancellation and retention on %s', (backend)
       await expect(runtime.handle(id).status()).rejects.toThrow(/not found|no run/i);
     expect(await runtime.handle(fresh.runId).status()).toBe('completed');
     expect(await runtime.history(fresh.runId)).toHaveLength(1);
+  });
+
+  it("prune also deletes a pruned run's stream chunks and frees its dedupe key row", async () => {
+    runtime.container.registerInstance(NarratorScript, new NarratorScript());
+    const l = label('streamed');
+    const run = await runtime.start(Narrator, 'narrate', [l, 3], { queue: true, dedupe: l });
+    runtime.startWorker({ pollInterval: 10 });
+    await expect(run.result()).resolves.toBe(3);
+    const count = async (table: string): Promise<number> => {
+      const param = backend === 'postgres' ? '$1' : '?';
+      const rows = (await runtime.dataSource.query(
+        `SELECT COUNT(*) AS n FROM ${table} WHERE run_id = ${param}`,
+        [run.runId],
+      )) as Array<{ n: unknown }>;
+      return Number(rows[0].n);
+    };
+    expect(await count('waymark_stream_chunks')).toBeGreaterThan(0);
+    expect(await count('waymark_dedupe_keys')).toBe(1);
+    await runtime.clock.advance('2d');
+    await runtime.prune({ olderThan: '1d' });
+    await expect(runtime.handle(run.runId).status()).rejects.toThrow(/not found|no run/i);
+    expect(await count('waymark_stream_chunks')).toBe(0);
+    expect(await count('waymark_dedupe_keys')).toBe(0);
   });
 
   it('one sweeper at a time: while another holds the prune lease, prune deletes nothing', async () => {

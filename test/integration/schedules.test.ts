@@ -4,6 +4,7 @@ import { Waymark, dataSourceOptionsFromUrl } from 'waymark';
 import { createTestRuntime, type TestRuntime } from 'waymark/testing';
 import { createTestDatabase, type Backend, type TestDatabase } from '../support/databases';
 import { Clockwork, ClockworkLog } from '../support/fixtures/Clockwork';
+import { JobLog, QueuedJobs } from '../support/fixtures/QueuedJobs';
 
 const BACKENDS: Backend[] = ['sqlite', 'sqlite-file', 'mariadb', 'postgres'];
 const START = Date.UTC(2026, 0, 1, 0, 0, 0);
@@ -121,6 +122,44 @@ describe.each(BACKENDS)('schedules and delayed starts on %s', (backend) => {
     } finally {
       await other.close({ grace: 100 });
     }
+  });
+
+  it("puts a schedule's tick and a delayed start of a queued workflow in that queue, with its partition key", async () => {
+    runtime.container.registerInstance(JobLog, new JobLog());
+    runtime.queue('jobs', { partitionBy: (tenant: string) => tenant });
+    runtime.queue('later');
+    const s = name('queued');
+    await runtime.schedule(s, {
+      cron: '*/5 * * * *',
+      workflow: 'queued.job',
+      args: ['acme', 1, 0],
+    });
+    const delayed = await runtime.start(QueuedJobs, 'plain', [7], { queue: 'later', at: '1h' });
+    expect(await delayed.status()).toBe('waiting');
+    runtime.startWorker({ pollInterval: 10 });
+    await runtime.clock.advance('5m');
+    const tick = `${s}@2026-01-01T00:05:00.000Z`;
+    await until(
+      async () =>
+        (await runtime
+          .handle(tick)
+          .status()
+          .catch(() => '')) === 'completed',
+      'the tick ran',
+    );
+    await runtime.clock.advance('1h');
+    await expect(delayed.result()).resolves.toBe(7);
+    const param = (i: number): string => (backend === 'postgres' ? `$${i}` : '?');
+    const rows = (await runtime.dataSource.query(
+      `SELECT id, queue_name, partition_key FROM waymark_runs WHERE id IN (${param(1)}, ${param(2)}) ORDER BY id`,
+      [tick, delayed.runId],
+    )) as Array<{ id: string; queue_name: string; partition_key: string | null }>;
+    expect(rows.map((r) => [r.id, r.queue_name, r.partition_key ?? null]).sort()).toEqual(
+      [
+        [tick, 'jobs', 'acme'],
+        [delayed.runId, 'later', null],
+      ].sort(),
+    );
   });
 
   it.each([

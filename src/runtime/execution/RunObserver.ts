@@ -15,7 +15,8 @@ const MAX_POLL_MS = 1000;
 /**
  * Watches a run that another holder executes (another process, or another runtime in this
  * one), polling the store with real time, until it ends, is released to `waiting`, or may be
- * taken over (then it is due now for whoever watches). A run parked in `needs_attention` is
+ * taken over (then it is due now for whoever watches). A due run of a named queue is watched
+ * on until a worker claims it (only a worker's claim starts it). A run parked in `needs_attention` is
  * watched on: an operator may still resolve it.
  */
 export class RunObserver {
@@ -33,8 +34,12 @@ export class RunObserver {
       const row = await this.store.loadRun(runId);
       if (!row) throw new RunNotFoundError(runId);
       if (isTerminalStatus(row.status)) return storedOutcome(this.codec, row);
-      if (row.status === 'waiting') return { status: 'waiting', wakeAt: row.wakeAt };
       const now = this.clock.now();
+      // A named queue's due run starts only through a worker's claim: watch for that.
+      const dueInQueue = row.queueName && row.wakeAt !== null && row.wakeAt <= now;
+      if (row.status === 'waiting' && !dueInQueue) {
+        return { status: 'waiting', wakeAt: row.wakeAt };
+      }
       if (leaseLapsed(row, now, this.self)) return { status: 'waiting', wakeAt: now };
       await realClock.sleep(delay, stop);
     }
