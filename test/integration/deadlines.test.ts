@@ -201,10 +201,10 @@ describe.each(BACKENDS)('deadlines, cancellation and retention on %s', (backend)
     await expect(run.result()).resolves.toBe(3);
     const count = async (table: string): Promise<number> => {
       const param = backend === 'postgres' ? '$1' : '?';
-      const rows = (await runtime.dataSource.query(
+      const rows = await runtime.dataSource.query<Array<{ n: unknown }>>(
         `SELECT COUNT(*) AS n FROM ${table} WHERE run_id = ${param}`,
         [run.runId],
-      )) as Array<{ n: unknown }>;
+      );
       return Number(rows[0].n);
     };
     expect(await count('waymark_stream_chunks')).toBeGreaterThan(0);

@@ -150,10 +150,12 @@ describe.each(BACKENDS)('schedules and delayed starts on %s', (backend) => {
     await runtime.clock.advance('1h');
     await expect(delayed.result()).resolves.toBe(7);
     const param = (i: number): string => (backend === 'postgres' ? `$${i}` : '?');
-    const rows = (await runtime.dataSource.query(
+    const rows = await runtime.dataSource.query<
+      Array<{ id: string; queue_name: string; partition_key: string | null }>
+    >(
       `SELECT id, queue_name, partition_key FROM waymark_runs WHERE id IN (${param(1)}, ${param(2)}) ORDER BY id`,
       [tick, delayed.runId],
-    )) as Array<{ id: string; queue_name: string; partition_key: string | null }>;
+    );
     expect(rows.map((r) => [r.id, r.queue_name, r.partition_key ?? null]).sort()).toEqual(
       [
         [tick, 'jobs', 'acme'],
