@@ -36,6 +36,7 @@ import {
   type FleetSpec,
 } from '../test/cluster/support/FleetRun';
 import { median, withRange } from './lib/stats';
+import { runChild } from '../test/support/runChild';
 
 const roundsArg = process.argv.find((a) => a.startsWith('--rounds='));
 const ROUNDS = roundsArg ? Number(roundsArg.slice('--rounds='.length)) : 3;
@@ -354,9 +355,4 @@ function header(): string[] {
   ];
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(
-    `${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-  );
-  process.exit(1);
-});
+runChild(main, { exit: 'now' });

@@ -16,6 +16,7 @@ import { MARIADB, recreateMariaDb, recreatePostgres } from './lib/databases';
 import { BENCH_DIR } from './lib/install';
 import { median } from './lib/stats';
 import { quiet } from './systems/waymark';
+import { runChild } from '../test/support/runChild';
 
 const WORKERS = 4;
 const PROBES = 10;
@@ -143,7 +144,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+runChild(main, { exit: 'now' });

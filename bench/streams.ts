@@ -23,6 +23,7 @@ import { Waymark, type WaymarkRuntime } from 'waymark';
 import { Streamer, type BenchChunk } from './fixtures/Streamer';
 import * as databases from './lib/databases';
 import { median, ratio, withRange } from './lib/stats';
+import { runChild } from '../test/support/runChild';
 
 const CHUNKS = 100_000;
 const BURST = 50;
@@ -159,7 +160,4 @@ async function main(): Promise<void> {
   for (const row of rows) console.log(row);
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exitCode = 1;
-});
+runChild(main);

@@ -17,6 +17,7 @@ import {
   settingsFromEnv,
   type HarnessReport,
 } from '../support/Harness';
+import { runChild } from '../../support/runChild';
 
 const DEFAULT_KILLS = 1000;
 const BACKENDS: Backend[] = ['sqlite-file', 'mariadb'];
@@ -74,9 +75,4 @@ function phases(counts: Record<string, number>): string {
     .join(', ');
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(
-    `${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-  );
-  process.exitCode = 1;
-});
+runChild(main);
