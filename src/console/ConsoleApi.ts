@@ -1,5 +1,6 @@
 import type { RunHandle } from '../runtime/RunHandle';
-import type { LimiterStats, QueueStats, WaymarkRuntime } from '../runtime/WaymarkRuntime';
+import type { LimiterStats, QueueStats } from '../runtime/FlowControls';
+import type { WaymarkRuntime } from '../runtime/WaymarkRuntime';
 import type { RunSummary, StepRecord } from '../store/RunQueries';
 import type { StreamSummary } from '../store/StreamStore';
 import { isTerminalStatus } from '../store/RunStatus';

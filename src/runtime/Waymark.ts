@@ -2,11 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { container as rootContainer } from 'tsyringe';
 import type { DataSource } from 'typeorm';
 import { Codec } from '../codec/Codec';
-import { readClassPolicies, readDecoratedClasses, type AnyClass } from '../decorators/metadata';
+import { readDecoratedClasses } from '../decorators/metadata';
 import { validateClassPolicies } from '../decorators/validateClassPolicies';
-import { ConfigurationError } from '../errors/ConfigurationError';
 import { Lifecycle } from '../ground/Lifecycle';
-import type { Logger } from '../ground/Logger';
 import { localHost, localProcess, markAlive, markDead } from '../ground/ProcessIdentity';
 import { guardPostgresPool } from '../store/guardPostgresPool';
 import { Leases } from '../store/Leases';
@@ -33,6 +31,8 @@ import { HeldRunNotices } from './HeldRunNotices';
 import { LeaseKeeper } from './LeaseKeeper';
 import { OperatorActions } from './OperatorActions';
 import { Runs } from './Runs';
+import { assertNoTransactionalSteps } from './assertNoTransactionalSteps';
+import { reportAbandonedRuns } from './reportAbandonedRuns';
 import { logEvents, RuntimeEvents } from './RuntimeEvents';
 import type { RuntimeOptions } from './RuntimeOptions';
 import { RuntimeRegistry, type WorkflowEntry } from './RuntimeRegistry';
@@ -279,30 +279,4 @@ function assemble(
     shutdown: new Shutdown({ lifecycle, executions, queue, clock, logger, release }),
     release,
   };
-}
-
-/** Transactional steps commit with the application's rows, so they need its DataSource. */
-function assertNoTransactionalSteps(Class: AnyClass): void {
-  const transactional = readClassPolicies(Class).find((p) => p.step?.transactional);
-  if (!transactional) return;
-  throw new ConfigurationError(
-    `@Step on ${Class.name}.${transactional.methodName} is transactional, but Waymark.create() was given a ` +
-      "URL or options, so waymark would open a database of its own; pass the application's TypeORM DataSource: " +
-      'Waymark.create({ database: dataSource })',
-  );
-}
-
-/** Says when stopped processes on this host left runs `running`, and how to resume them. */
-async function reportAbandonedRuns(runs: Runs, logger: Logger): Promise<void> {
-  const abandoned = await runs.abandonedHere().catch(() => []);
-  if (abandoned.length === 0) return;
-  const ids = abandoned
-    .slice(0, 3)
-    .map((row) => `"${row.id}"`)
-    .join(', ');
-  const more = abandoned.length > 3 ? ` and ${abandoned.length - 3} more` : '';
-  logger.warn(
-    `${abandoned.length} run(s) were left running by processes on this host that stopped (${ids}${more}); ` +
-      'calling a workflow with an id resumes its run at once; runtime.startWorker() or runtime.recover() resumes them all',
-  );
 }

@@ -11,6 +11,7 @@ import type { ListRunsOptions, RunPage, StepRecord } from '../store/RunQueries';
 import { SignalStore } from '../store/SignalStore';
 import { methodCall } from './execution/MethodCall';
 import { RunHandle, type RunAccess } from './RunHandle';
+import { runAccess } from './runAccess';
 import type { AnyListener, WaymarkEventName, WaymarkEvents } from './RuntimeEvents';
 import { RuntimeRegistry } from './RuntimeRegistry';
 import { closeOnSignals } from './closeOnSignals';
@@ -27,9 +28,6 @@ import { RuntimeTimeMethods } from './RuntimeTimeMethods';
 
 export type { AsyncMethodOf } from './WorkflowMethod';
 export type { RuntimeParts } from './RuntimeParts';
-export type { LimiterStats, QueueStats, QueuedRunView } from './FlowControls';
-export type { QueueOption } from './OperatorActions';
-export type { StartOptions } from './StartOptions';
 
 /**
  * A durable-execution runtime bound to one database. Create it with `Waymark.create()`.
@@ -48,12 +46,7 @@ export class WaymarkRuntime extends RuntimeTimeMethods {
   /** @internal Use `Waymark.create()`. */
   constructor(parts: RuntimeParts) {
     super(parts);
-    this.access = {
-      loadRun: (runId) => parts.store.loadRun(runId),
-      history: (runId, page) => parts.queries.history(runId, page),
-      pendingSignals: (runId, name) => new SignalStore(parts.store).pending(runId, name),
-      awaitRun: (runId) => parts.runs.awaitRun(runId),
-    };
+    this.access = runAccess(parts);
   }
 
   /** This process's identity in run ownership. */

@@ -6,15 +6,10 @@ export * from './RuntimeOptions';
 export * from './execution/StepHooks';
 export * from './StepInterceptor';
 export * from './Waymark';
-export {
-  WaymarkRuntime,
-  type StartOptions,
-  type AsyncMethodOf,
-  type QueueOption,
-  type QueueStats,
-  type LimiterStats,
-  type QueuedRunView,
-} from './WaymarkRuntime';
+export { WaymarkRuntime, type AsyncMethodOf } from './WaymarkRuntime';
+export type { StartOptions } from './StartOptions';
+export type { QueueOption } from './OperatorActions';
+export type { QueueStats, LimiterStats, QueuedRunView } from './FlowControls';
 export type { ScheduleOptions, ScheduleInfo, CatchUp } from './Schedules';
 export type { PruneOptions, PruneResult, EndedStatus } from './Pruning';
 export type { TimeOption } from './execution/RunTiming';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { LimiterStats, QueueStats } from '../../runtime/WaymarkRuntime';
+import type { LimiterStats, QueueStats } from '../../runtime/FlowControls';
 import { databaseUrlOf, type CliContext } from '../CliContext';
 import { formatTable, type Cell, type Painted } from '../formatTable';
 import { formatTimestamp, NONE } from '../formatTime';
