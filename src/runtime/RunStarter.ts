@@ -12,21 +12,10 @@ import type { FlowRegistry } from './execution/FlowRegistry';
 import type { RunOutcome } from './execution/RunOutcome';
 import { QueuedRuns, type QueuePlace } from '../store/QueuedRuns';
 import { queuePlace } from './queuePlace';
+import type { StartCallOptions } from './StartCallOptions';
 import type { RunTiming } from './execution/RunTiming';
 
-/** Options of one start. */
-export interface StartCallOptions {
-  runId?: string;
-  parentRunId?: string;
-  /** Record the run as `pending` for a worker instead of executing it here; a name: in that queue. */
-  queue?: boolean | string;
-  /** Within a named queue: higher goes first (default 0). */
-  priority?: number;
-  /** At most one queued or running run per key: a start with a held key returns that run. */
-  dedupe?: string;
-  /** When it is due, must end, must have started by (`at` implies a worker starts it). */
-  timing?: RunTiming;
-}
+export type { StartCallOptions } from './StartCallOptions';
 
 /** A run that is durably recorded; `outcome` settles when this process's part in it ends. */
 export interface Started {

@@ -2,7 +2,7 @@ import { InvalidArgumentError } from '../errors/InvalidArgumentError';
 import type { QueuePlace } from '../store/QueuedRuns';
 import type { FlowRegistry } from './execution/FlowRegistry';
 import type { MethodCall } from './execution/MethodCall';
-import type { StartCallOptions } from './RunStarter';
+import type { StartCallOptions } from './StartCallOptions';
 
 const MAX_KEY_LENGTH = 255;
 const MAX_PRIORITY = 1_000_000_000;
