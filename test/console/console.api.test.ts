@@ -474,6 +474,11 @@ describe('a long history in the console', () => {
         length: 53,
       },
     });
+    const unknown = await signal(proposal.runId, { name: 'approve:call-nope', payload: {} });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error).toContain(
+      `run "${proposal.runId}" has no tool call "call-nope" waiting for approval (it waits for signal:approve:call-api)`,
+    );
     for (const [run, id] of [
       [proposal, 'call-api'],
       [small, 'call-api-small'],
