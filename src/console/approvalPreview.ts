@@ -23,8 +23,9 @@ const WAITING_FOR_APPROVAL = `signal:${TOOL_APPROVAL_PREFIX}`;
 
 /**
  * The run with `approval` added when it waits for `approve:<toolCallId>` and its history
- * ends with that call's `approval-request` step. One history page of two records per such run (the
- * wait, and the request before it); only the arguments' first 1,000 characters are answered.
+ * ends with that call's `approval-request` step. One history page of two records per such
+ * run (the wait, and the request before it); only the arguments' first 1,000 characters
+ * are answered.
  */
 export async function withApprovalPreview(
   runtime: WaymarkRuntime,
