@@ -4,7 +4,8 @@ import { WaymarkError } from '../errors/WaymarkError';
 /**
  * A tool call held for approval was rejected (the signal `approve:<toolCallId>` came with
  * `approved: false`). Thrown from the tool's `execute`, so the AI SDK hands it to the model
- * as the tool's error and the agent can say the action was declined.
+ * as the tool's error and the agent can say the action was declined. With `@openai/agents`
+ * (`durableAgentTools`) it is not thrown: its message is returned as the tool's output.
  */
 export class ToolApprovalDeniedError extends WaymarkError {
   constructor(

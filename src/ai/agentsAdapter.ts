@@ -1,11 +1,9 @@
 import type {
-  FunctionTool,
   Model,
   ModelProvider,
   ModelRequest,
   ModelResponse,
   StreamEvent,
-  Tool,
 } from '@openai/agents';
 import type { RetryOptions } from '../policies/RetryPolicy';
 import { inWorkflowCode, runInlineStep } from '../runtime/inlineStep';
@@ -57,29 +55,6 @@ export function durableModelProvider(
           yield* events;
         },
       };
-    },
-  };
-}
-
-/**
- * Makes each function tool's call a step of the run (`tool:<name>`, idempotency key
- * `${runId}:tool:<callId>`), replayed on resume. Other tools (hosted, computer) are left as
- * they are: they run at the provider, inside the model call's step.
- */
-export function durableAgentTools<T extends Tool<any>[]>(tools: T): T {
-  return tools.map((tool) => (tool.type === 'function' ? durableFunctionTool(tool) : tool)) as T;
-}
-
-function durableFunctionTool(tool: FunctionTool<any, any, any>): FunctionTool<any, any, any> {
-  const invoke = tool.invoke.bind(tool);
-  return {
-    ...tool,
-    invoke: (runContext, input, details) => {
-      const callId = details?.toolCall?.callId;
-      if (!inWorkflowCode() || callId === undefined) return invoke(runContext, input, details);
-      return runInlineStep({ name: `tool:${tool.name}`, key: `tool:${callId}` }, () =>
-        invoke(runContext, input, details),
-      );
     },
   };
 }

@@ -17,8 +17,5 @@ export {
 } from './toolApproval';
 export { ToolApprovalDeniedError, isToolApprovalDeniedError } from './ToolApprovalDeniedError';
 export { classifyModelError, isRetryableModelError, DEFAULT_MODEL_RETRY } from './modelErrors';
-export {
-  durableModelProvider,
-  durableAgentTools,
-  type DurableModelProviderOptions,
-} from './agentsAdapter';
+export { durableModelProvider, type DurableModelProviderOptions } from './agentsAdapter';
+export { durableAgentTools, type DurableAgentToolOptions } from './durableAgentTools';

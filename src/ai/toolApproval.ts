@@ -2,7 +2,7 @@ import type { ToolExecutionOptions } from 'ai';
 import { NotInRunError } from '../errors/NotInRunError';
 import { inWorkflowCode, runInlineStep } from '../runtime/inlineStep';
 import { WorkflowContext } from '../runtime/WorkflowContext';
-import { TOOL_APPROVAL_PREFIX } from '../store/toolApprovalSignals';
+import { APPROVAL_REQUEST_STEP, TOOL_APPROVAL_PREFIX } from '../store/toolApprovalSignals';
 import { ToolApprovalDeniedError } from './ToolApprovalDeniedError';
 
 /** Whether a tool call must be approved: always, never, or decided from its input. */
@@ -24,8 +24,7 @@ export interface ToolApprovalRequest {
   readonly input: unknown;
 }
 
-/** The step that records a proposed tool call, just before its approval wait. */
-export const APPROVAL_REQUEST_STEP = 'approval-request';
+export { APPROVAL_REQUEST_STEP };
 
 const context = new WorkflowContext();
 

@@ -13,13 +13,15 @@ import {
   parseStepsQuery,
 } from './consoleRequests';
 import { toJsonValue } from './toJsonValue';
+import { withApprovalPreview, type ListedRun } from './approvalPreview';
 
 /** How long reading the stored outcome of an ended run may take before it is left out. */
 const OUTCOME_WAIT_MS = 1000;
 
 /** `GET /api/runs`: one page of runs, newest first. */
 export interface RunListResponse {
-  runs: RunSummary[];
+  /** A run waiting for a tool call's approval (`approve:<toolCallId>`) carries `approval`. */
+  runs: ListedRun[];
   nextCursor: string | null;
   /** The server's clock, so the page draws open bars up to the same instant. */
   now: Date;
@@ -76,10 +78,14 @@ export class ConsoleApi {
     return { queues, limiters };
   }
 
-  /** Runs matching the query's `status`, `workflow`, `limit` and `cursor`. */
+  /**
+   * Runs matching the query's `status`, `workflow`, `waitingFor`, `limit` and `cursor`; a run
+   * waiting for `approve:<toolCallId>` with the tool name and proposed arguments of that call.
+   */
   async list(query: URLSearchParams): Promise<RunListResponse> {
     const page = await this.runtime.list(parseListQuery(query));
-    return { runs: page.runs, nextCursor: page.nextCursor ?? null, now: new Date() };
+    const runs = await Promise.all(page.runs.map((run) => withApprovalPreview(this.runtime, run)));
+    return { runs, nextCursor: page.nextCursor ?? null, now: new Date() };
   }
 
   /**

@@ -5,6 +5,7 @@ export {
   type ConsoleHandlerOptions,
 } from './createConsoleHandler';
 export type { RunDetailResponse, RunListResponse, RunOutcomeJson } from './ConsoleApi';
+export type { ListedRun, ToolApprovalPreview } from './approvalPreview';
 export type { CancelRequest, SignalRequest } from './consoleRequests';
 export { CONTENT_SECURITY_POLICY } from './httpResponses';
 export { DEFAULT_MAX_BODY_BYTES } from './readJsonBody';

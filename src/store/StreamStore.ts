@@ -1,3 +1,4 @@
+import { LeaseLostError } from '../errors/LeaseLostError';
 import { isDuplicateKey } from './Dialect';
 import type { RunStatus } from './RunStatus';
 import type { RunStore } from './RunStore';
@@ -37,17 +38,29 @@ export interface StreamSummary {
 /** The most chunks one batch holds, so a read from an offset can use the key's order. */
 export const MAX_BATCH_CHUNKS = 8192;
 
+/** The most batches one {@link StreamStore.append} stores (SQLite allows 500 SELECTs in a UNION). */
+export const MAX_APPEND_ROWS = 100;
+
 const COLUMNS =
   'run_id, stream, first_offset, chunk_count, chunks, restart, closed, step_seq, created_at';
+const PLAIN_VALUES = '?, ?, ?, ?, ?, ?, ?, ?, ?';
+const TYPED_VALUES =
+  '?::varchar, ?::varchar, ?::integer, ?::integer, ?::text, ?::text, ?::integer, ?::integer, ?::bigint';
 
 /** The one place stream batches are read and written. */
 export class StreamStore {
   constructor(private readonly store: RunStore) {}
 
-  /** Appends batches in one statement; 'duplicate' when an offset was taken meanwhile. */
-  async append(rows: readonly StreamBatchRow[]): Promise<'ok' | 'duplicate'> {
-    const values = rows.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ');
-    const params = rows.flatMap((r) => [
+  /**
+   * Appends batches in one statement, fenced like a step's checkpoint: only while the run is
+   * still at `epoch`, so a process whose claim was taken over stores nothing and gets
+   * `LeaseLostError`. 'duplicate' when an offset was taken meanwhile. At most
+   * {@link MAX_APPEND_ROWS} rows.
+   */
+  async append(rows: readonly StreamBatchRow[], epoch: number): Promise<'ok' | 'duplicate'> {
+    const first = rows[0];
+    const pg = this.store.dialect === 'postgres';
+    const values = (r: StreamBatchRow): unknown[] => [
       r.runId,
       r.stream,
       r.firstOffset,
@@ -57,19 +70,33 @@ export class StreamStore {
       r.closed ? 1 : 0,
       r.stepSeq,
       r.createdAt,
-    ]);
-    const first = rows[0];
+    ];
+    // The fence: the run row at `epoch`, share-locked against a concurrent claim (InnoDB
+    // locks what an INSERT … SELECT reads by itself; PostgreSQL must be asked, not in a UNION).
+    const fence = 'SELECT id FROM waymark_runs WHERE id = ? AND epoch = ?';
+    const sql = pg
+      ? `INSERT INTO waymark_stream_chunks (${COLUMNS}) SELECT v.* FROM (${fence} FOR SHARE) fence, ` +
+        `(VALUES ${rows.map(() => `(${TYPED_VALUES})`).join(', ')}) AS v (${COLUMNS})`
+      : `INSERT INTO waymark_stream_chunks (${COLUMNS}) ` +
+        rows
+          .map(() => `SELECT ${PLAIN_VALUES} FROM waymark_runs WHERE id = ? AND epoch = ?`)
+          .join(' UNION ALL ');
+    const params = pg
+      ? [first.runId, epoch, ...rows.flatMap(values)]
+      : rows.flatMap((r) => [...values(r), first.runId, epoch]);
+    let affected: number | undefined;
     try {
-      await this.store.exec(
+      ({ affected } = await this.store.exec(
         `append to stream "${first.stream}" of run "${first.runId}"`,
-        this.sql(`INSERT INTO waymark_stream_chunks (${COLUMNS}) VALUES ${values}`),
+        this.sql(sql),
         params,
-      );
-      return 'ok';
+      ));
     } catch (error) {
       if (isDuplicateKey(error)) return 'duplicate';
       throw error;
     }
+    if (affected !== rows.length) throw new LeaseLostError(first.runId, epoch);
+    return 'ok';
   }
 
   /** The stream's next offset, whether it is closed, and the steps that wrote to it. */

@@ -11,6 +11,9 @@ export interface LockedRun {
 /** Signals named `approve:<toolCallId>` answer a tool call that `waymark/ai` holds for approval. */
 export const TOOL_APPROVAL_PREFIX = 'approve:';
 
+/** The step that records a proposed tool call (tool, call id, input) just before its approval wait. */
+export const APPROVAL_REQUEST_STEP = 'approval-request';
+
 /**
  * A signal `approve:<toolCallId>` is accepted only while the run waits for exactly that
  * approval, so an approval for a tool call the run never proposed (a typo, another run's

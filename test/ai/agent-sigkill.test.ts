@@ -3,7 +3,7 @@ import { WorkerProcess } from '../crash/support/WorkerProcess';
 import { FakeOpenAiServer, supportAgentScript, type FakeScript } from '../support/fakeOpenAi';
 
 const WORKER = 'test/ai/fixtures/aiAgentWorker.ts';
-const BACKENDS: Backend[] = ['sqlite-file', 'postgres'];
+const BACKENDS: Backend[] = ['sqlite-file', 'mariadb', 'postgres'];
 /** generateText, streamText (the AI SDK), and run() of @openai/agents. */
 const MODES = ['generate', 'stream', 'agents'] as const;
 

@@ -456,6 +456,52 @@ describe('a long history in the console', () => {
     expect(bogus.body.error).toContain('waitingFor must be signal, sleep or retry');
   });
 
+  it('lists a run waiting for a tool call approval with the tool and its proposed arguments, cut', async () => {
+    const note = `<img src=x onerror="window.__pwned = true">${'n'.repeat(3000)}`;
+    const proposal = await runtime.start(ConsoleShop, 'proposeRefund', ['api', 150, note]);
+    await waitForStatus(runtime, proposal.runId, 'waiting');
+    const listed = await call<RunListResponse>('GET', 'api/runs?waitingFor=signal');
+    const byId = new Map(listed.body.runs.map((run) => [run.runId, run]));
+    const input = JSON.stringify({ orderId: 'order-api', amount: 150, note });
+    expect(byId.get(proposal.runId)).toMatchObject({
+      waitingFor: 'signal:approve:call-api',
+      approval: {
+        tool: 'refund',
+        toolCallId: 'call-api',
+        input: { json: input.slice(0, 1000), truncated: true, length: input.length },
+      },
+    });
+    expect(byId.get(runs.waiting)).not.toHaveProperty('approval');
+    const small = await runtime.start(ConsoleShop, 'proposeRefund', ['api-small', 20, 'ok']);
+    await waitForStatus(runtime, small.runId, 'waiting');
+    const all = await call<RunListResponse>('GET', 'api/runs');
+    expect(all.body.runs.find((run) => run.runId === small.runId)?.approval).toEqual({
+      tool: 'refund',
+      toolCallId: 'call-api-small',
+      input: {
+        json: '{"orderId":"order-api-small","amount":20,"note":"ok"}',
+        truncated: false,
+        length: 53,
+      },
+    });
+    const unknown = await signal(proposal.runId, { name: 'approve:call-nope', payload: {} });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error).toContain(
+      `run "${proposal.runId}" has no tool call "call-nope" waiting for approval (it waits for signal:approve:call-api)`,
+    );
+    for (const [run, id] of [
+      [proposal, 'call-api'],
+      [small, 'call-api-small'],
+    ] as const) {
+      expect(
+        (await signal(run.runId, { name: `approve:${id}`, payload: { approved: false } })).status,
+      ).toBe(200);
+      await expect(run.result()).rejects.toThrow('not approved');
+    }
+    const after = await call<RunListResponse>('GET', 'api/runs?waitingFor=signal');
+    expect(after.body.runs.map((run) => run.runId)).toEqual([runs.waiting]);
+  });
+
   it('answers 400, never 503, for a run id or a signal name no run can have', async () => {
     const nul = await call('GET', 'api/runs/a%00b');
     expect(nul.status).toBe(400);

@@ -191,6 +191,37 @@ describe('the web console in Chromium', () => {
     expect(await page.isVisible('#waiting-empty')).toBe(true);
   });
 
+  it('shows the tool and the proposed arguments of a tool call waiting for approval, as text', async () => {
+    const note = '<img src=x onerror="window.__pwned = true">';
+    const proposal = await runtime.start(ConsoleShop, 'proposeRefund', ['b1', 150, note]);
+    const item = page.locator(`#waiting-list li[data-run-id="${proposal.runId}"]`);
+    await item
+      .locator('code.tool')
+      .filter({ hasText: /^refund$/ })
+      .waitFor();
+    const shown = await item.evaluateAll((items) =>
+      items.map((li) => ({
+        signal: li.querySelector('.who code')?.textContent ?? '',
+        tool: li.querySelector('code.tool')?.textContent ?? '',
+        args: li.querySelector('pre.args')?.textContent ?? '',
+        hidden: li.querySelector('.proposal')?.hasAttribute('hidden') ?? true,
+      })),
+    );
+    expect(shown).toEqual([
+      {
+        signal: 'signal:approve:call-b1',
+        tool: 'refund',
+        args: JSON.stringify({ orderId: 'order-b1', amount: 150, note }),
+        hidden: false,
+      },
+    ]);
+    expect(await page.locator('#waiting-list img').count()).toBe(0);
+    expect(await page.evaluate('typeof window.__pwned')).toBe('undefined');
+    await item.locator('button.reject').click();
+    await item.waitFor({ state: 'detached', timeout: 15_000 });
+    await expect(proposal.result()).rejects.toThrow('not approved');
+  });
+
   it('shows stored markup as text and never runs it', async () => {
     await openTimeline(runs.markup);
     await page.waitForSelector('#outcome:not([hidden])');

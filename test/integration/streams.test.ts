@@ -146,6 +146,18 @@ describe.each(BACKENDS)('durable streams on %s', (backend) => {
     );
   });
 
+  it('a stream name that cannot be stored fails the step, naming the stream', async () => {
+    const nul = runtime.run(Narrator, 'narrateBadly', [id(), 'bad-name', 'to\u0000kens']);
+    await expect(nul).rejects.toThrow(InvalidArgumentError);
+    await expect(nul).rejects.toThrow(
+      /stream\(\): name must not contain the NUL character \(U\+0000\), found at index 2: "to\\u0000kens"/,
+    );
+    const long = runtime.run(Narrator, 'narrateBadly', [id(), 'bad-name', 'x'.repeat(201)]);
+    await expect(long).rejects.toThrow(
+      /stream\(\): name must be 1 to 200 characters long, got 201: "xxx/,
+    );
+  });
+
   it('refuses bad input with errors naming what was wrong', async () => {
     await expect(collect(runtime.readStream('no-such-run', 'tokens'))).rejects.toBeInstanceOf(
       RunNotFoundError,

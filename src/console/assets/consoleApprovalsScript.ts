@@ -3,7 +3,10 @@
  * item per run waiting for `signal:<name>`, kept across refreshes so a payload being typed
  * survives them, with a JSON payload field and Approve / Reject buttons: Approve sends
  * signal `<name>` with `{ ...payload, approved: true }`, Reject with `approved: false` (the
- * button decides `approved`, whatever the field says). Plain browser JavaScript.
+ * button decides `approved`, whatever the field says). A run waiting for a tool call's
+ * approval (`approve:<toolCallId>`, from `waymark/ai`) also shows the tool's name and the
+ * proposed arguments (`run.approval`, already cut by the server), as text: stored values
+ * are never markup. Plain browser JavaScript.
  */
 export const CONSOLE_APPROVALS_SCRIPT = String.raw`'use strict';
 (function () {
@@ -51,7 +54,14 @@ export const CONSOLE_APPROVALS_SCRIPT = String.raw`'use strict';
       message: dom.element('span', { className: 'message' }),
       signal: dom.element('code', {}),
       until: dom.element('span', { className: 'muted' }),
+      tool: dom.element('code', { className: 'tool' }),
+      args: dom.element('pre', { className: 'args' }),
     };
+    parts.proposal = dom.element('div', { className: 'proposal' }, [
+      dom.element('span', { className: 'muted', text: 'tool' }),
+      parts.tool,
+      parts.args,
+    ]);
     parts.textarea.placeholder = 'payload, JSON object (optional): {"by": "dana"}';
     parts.textarea.setAttribute('aria-label', 'signal payload for ' + run.runId);
     parts.approve.type = parts.reject.type = 'button';
@@ -62,11 +72,24 @@ export const CONSOLE_APPROVALS_SCRIPT = String.raw`'use strict';
         parts.signal,
         parts.until,
       ]),
+      parts.proposal,
       parts.textarea,
       dom.element('div', { className: 'actions' }, [parts.approve, parts.reject, parts.message]),
     ]);
     item.parts = parts;
     return item;
+  }
+
+  // approval: { tool, toolCallId, input: { json, truncated, length } }, or absent.
+  function showProposal(parts, approval) {
+    parts.proposal.hidden = !approval;
+    parts.tool.textContent = approval ? approval.tool : '';
+    var input = approval ? approval.input : null;
+    parts.args.textContent = !input
+      ? ''
+      : input.truncated
+        ? input.json + '… (' + (input.length - input.json.length) + ' more characters)'
+        : input.json;
   }
 
   /**
@@ -82,6 +105,7 @@ export const CONSOLE_APPROVALS_SCRIPT = String.raw`'use strict';
       items.set(run.runId, item);
       item.parts.signal.textContent = run.waitingFor;
       item.parts.until.textContent = run.wakeAt ? 'until ' + dom.formatTime(run.wakeAt) : '';
+      showProposal(item.parts, run.approval);
       item.parts.approve.onclick = function () {
         void answer(run, true, item.parts, send);
       };

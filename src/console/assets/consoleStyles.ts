@@ -64,6 +64,9 @@ ul.waiting li { border: 1px solid var(--line); border-radius: 6px; padding: 8px 
 .pager { display: flex; gap: 10px; align-items: baseline; margin-top: 10px; }
 ul.waiting .who { display: flex; gap: 8px; align-items: baseline; flex-wrap: wrap; }
 ul.waiting textarea { width: 100%; min-height: 42px; margin: 6px 0; font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12.5px; }
+ul.waiting .proposal[hidden] { display: none; }
+ul.waiting .proposal { display: flex; gap: 8px; align-items: baseline; flex-wrap: wrap; margin-top: 6px; }
+ul.waiting .proposal pre.args { flex-basis: 100%; margin: 0; padding: 4px 6px; background: var(--paper); border: 1px solid var(--line); border-radius: 6px; max-height: 160px; overflow: auto; white-space: pre-wrap; word-break: break-all; font-size: 12.5px; }
 ul.waiting .actions { display: flex; gap: 8px; align-items: center; }
 .message { font-size: 12.5px; }
 .message.error { color: var(--failed); }

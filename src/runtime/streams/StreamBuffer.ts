@@ -1,5 +1,10 @@
 import type { Clock } from '../../ground/Clock';
-import { MAX_BATCH_CHUNKS, type StreamBatchRow, type StreamStore } from '../../store/StreamStore';
+import {
+  MAX_APPEND_ROWS,
+  MAX_BATCH_CHUNKS,
+  type StreamBatchRow,
+  type StreamStore,
+} from '../../store/StreamStore';
 import type { RunBuffer } from '../execution/RunState';
 import { StreamClosedError } from '../../errors/StreamClosedError';
 import type { StreamNotifier } from './StreamNotifier';
@@ -52,6 +57,8 @@ export class StreamBuffer implements RunBuffer {
 
   constructor(
     private readonly runId: string,
+    /** The claim's fencing epoch: a batch is stored only while the run is still at it. */
+    private readonly epoch: number,
     private readonly stream: string,
     private readonly store: StreamStore,
     private readonly clock: Clock,
@@ -111,17 +118,18 @@ export class StreamBuffer implements RunBuffer {
   private startWrite(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
-    const segments = this.segments;
-    if (segments.length === 0) return;
-    this.segments = [];
     this.bytes = 0;
-    this.inFlight++;
-    this.writing = this.writing
-      .then(() => this.store_(segments))
-      .catch((error: unknown) => {
-        this.failure ??= { error };
-      })
-      .finally(() => this.inFlight--);
+    while (this.segments.length > 0) {
+      // Many authors interleaved (parallel steps) make many batches: a bounded INSERT each.
+      const segments = this.segments.splice(0, MAX_APPEND_ROWS);
+      this.inFlight++;
+      this.writing = this.writing
+        .then(() => (this.failure ? undefined : this.store_(segments)))
+        .catch((error: unknown) => {
+          this.failure ??= { error };
+        })
+        .finally(() => this.inFlight--);
+    }
   }
 
   /** One INSERT of the segments' batches; offsets re-read and retried if taken meanwhile. */
@@ -134,7 +142,7 @@ export class StreamBuffer implements RunBuffer {
         throw new StreamClosedError(this.runId, this.stream);
       }
       const rows = this.rows(segments, tail);
-      const result = await this.store.append(rows.batches);
+      const result = await this.store.append(rows.batches, this.epoch);
       if (result === 'ok') {
         tail.nextOffset = rows.nextOffset;
         for (const { author, closed } of segments) {

@@ -46,7 +46,7 @@ export class Streams {
     const { store, clock, codec } = this.deps;
     const buffer = run.buffer(
       `stream:${name}`,
-      () => new StreamBuffer(run.runId, name, store, clock, this.notifier),
+      () => new StreamBuffer(run.runId, run.epoch, name, store, clock, this.notifier),
     );
     return new BufferedStreamWriter<T>(name, buffer, codec, currentAuthor);
   }

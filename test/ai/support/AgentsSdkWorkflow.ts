@@ -8,7 +8,10 @@ import { AI_AGENT_ENV, type AiAgentEnv } from './AiAgentWorkflow';
 // Traces would go to OpenAI's servers: no test calls the internet.
 setTracingDisabled(true);
 
-/** The support agent of AiAgentWorkflow, written with the OpenAI Agents SDK. */
+/**
+ * The support agent of AiAgentWorkflow, written with the OpenAI Agents SDK: refunds over
+ * $100 wait for approval.
+ */
 @injectable()
 export class AgentsSdkWorkflow {
   constructor(
@@ -45,6 +48,8 @@ export class AgentsSdkWorkflow {
           name: 'refund',
           description: 'Refunds an order',
           parameters: z.object({ orderId: z.string(), amount: z.number() }),
+          // The SDK's own approval option: inside a run, a wait for approve:<callId>.
+          needsApproval: async (_context, { amount }) => Promise.resolve(amount > 100),
           execute: async ({ orderId, amount }) => {
             await this.env.effect(`refund ${orderId} ${amount} ${this.ctx.idempotencyKey}`);
             return { refundId: `R-${orderId}` };

@@ -1,0 +1,104 @@
+import type { FunctionTool, RunContext, Tool } from '@openai/agents';
+import { InvalidArgumentError } from '../errors/InvalidArgumentError';
+import { parseDuration, type Duration } from '../ground/Duration';
+import { inWorkflowCode, runInlineStep } from '../runtime/inlineStep';
+import { isToolApprovalDeniedError } from './ToolApprovalDeniedError';
+import { awaitToolApproval } from './toolApproval';
+
+/** Options of one function tool in {@link durableAgentTools}. */
+export interface DurableAgentToolOptions {
+  /**
+   * Hold the call until the signal `approve:<callId>` says `{ approved: true }`: `true`, or
+   * decided from the parsed arguments. The tool's own `needsApproval` is honoured the same way.
+   */
+  needsApproval?: boolean | ((input: unknown) => boolean | PromiseLike<boolean>);
+  /** How long a call waits for its approval before `SignalTimeoutError`; default forever. */
+  approvalTimeout?: Duration;
+}
+
+/**
+ * Makes each function tool's call a step of the run (`tool:<name>`, idempotency key
+ * `${runId}:tool:<callId>`), replayed on resume. A call that needs approval (the tool's own
+ * `needsApproval`, or `options[name].needsApproval`) records its proposal in a step
+ * `approval-request` and waits for the signal `approve:<callId>` instead of ending `run()`
+ * with an interruption; a rejection is returned to the model as the tool's output, the
+ * text of `ToolApprovalDeniedError` (`tool call "…" of refund was not approved: <reason>`).
+ * Other tools (hosted, computer) are left as they are: they run at the provider, inside the
+ * model call's step. Outside a run, tools (and the SDK's own approvals) work as before.
+ *
+ * @example
+ * ```ts
+ * const tools = durableAgentTools([lookupOrder, refund], { refund: { needsApproval: true } });
+ * ```
+ */
+export function durableAgentTools<T extends Tool<any>[]>(
+  tools: T,
+  options: Record<string, DurableAgentToolOptions> = {},
+): T {
+  const names = tools.map((tool) => (tool.type === 'function' ? tool.name : undefined));
+  for (const name of Object.keys(options)) {
+    if (!names.includes(name)) {
+      throw new InvalidArgumentError(
+        `durableAgentTools(): options.${name}`,
+        `names no function tool; they are ${names.filter(Boolean).join(', ') || '(none)'}`,
+      );
+    }
+  }
+  return tools.map((tool) =>
+    tool.type === 'function' ? durableFunctionTool(tool, options[tool.name] ?? {}) : tool,
+  ) as T;
+}
+
+function durableFunctionTool(
+  tool: FunctionTool<any, any, any>,
+  options: DurableAgentToolOptions,
+): FunctionTool<any, any, any> {
+  const invoke = tool.invoke.bind(tool);
+  const ownRule = tool.needsApproval.bind(tool);
+  const approvalTimeout =
+    options.approvalTimeout === undefined
+      ? undefined
+      : parseDuration(options.approvalTimeout, `durableAgentTools(): ${tool.name}.approvalTimeout`);
+  const needsApproval = async (
+    runContext: RunContext<any>,
+    input: unknown,
+    callId: string,
+  ): Promise<boolean> => {
+    const rule = options.needsApproval;
+    if (rule === true || (typeof rule === 'function' && (await rule(input)))) return true;
+    return ownRule(runContext, input, callId);
+  };
+  return {
+    ...tool,
+    // Inside a run the wait happens in `invoke`, durably; outside one, the SDK asks as usual.
+    needsApproval: (runContext, input, callId) =>
+      inWorkflowCode() || callId === undefined
+        ? Promise.resolve(false)
+        : needsApproval(runContext, input, callId),
+    invoke: async (runContext, input, details) => {
+      const callId = details?.toolCall?.callId;
+      if (!inWorkflowCode() || callId === undefined) return invoke(runContext, input, details);
+      const args = parsedArguments(input);
+      if (await needsApproval(runContext, args, callId)) {
+        try {
+          await awaitToolApproval(tool.name, callId, args, approvalTimeout);
+        } catch (error) {
+          if (isToolApprovalDeniedError(error)) return error.message;
+          throw error;
+        }
+      }
+      return runInlineStep({ name: `tool:${tool.name}`, key: `tool:${callId}` }, () =>
+        invoke(runContext, input, details),
+      );
+    },
+  };
+}
+
+/** The model's arguments (a JSON text) as the SDK's `needsApproval` sees them. */
+function parsedArguments(input: string): unknown {
+  try {
+    return JSON.parse(input);
+  } catch {
+    return input; // the tool itself reports malformed arguments to the model
+  }
+}
