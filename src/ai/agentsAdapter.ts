@@ -7,12 +7,19 @@ import type {
 } from '@openai/agents';
 import type { RetryOptions } from '../policies/RetryPolicy';
 import { inWorkflowCode, runInlineStep } from '../runtime/inlineStep';
+import { limiterOption } from './limiterOption';
 import { modelRetryPolicy } from './modelErrors';
 
 /** Options of {@link durableModelProvider}. */
 export interface DurableModelProviderOptions {
   /** Retries of one model call; default as `durableModel`'s (5 attempts, `Retry-After` honoured). */
   retry?: RetryOptions;
+  /**
+   * A named limiter (\`runtime.limiter(name, …)\`) every attempt passes through, shared with
+   * \`@Step({ limiter })\` steps: its concurrency and rate hold across workers, and a 429 with
+   * \`Retry-After\` pauses every call under it until then.
+   */
+  limiter?: string;
 }
 
 type StoredResponse = Omit<ModelResponse, 'usage'> & { usage: Record<string, unknown> };
@@ -29,10 +36,11 @@ export function durableModelProvider(
   options: DurableModelProviderOptions = {},
 ): ModelProvider {
   const retry = modelRetryPolicy(options.retry, 'durableModelProvider(): retry');
+  const limiter = limiterOption(options.limiter, 'durableModelProvider(): limiter');
   return {
     async getModel(modelName?: string): Promise<Model> {
       const inner = await provider.getModel(modelName);
-      const spec = { name: `model:${modelName ?? 'default'}`, retry };
+      const spec = { name: `model:${modelName ?? 'default'}`, retry, limiter };
       return {
         async getResponse(request: ModelRequest): Promise<ModelResponse> {
           if (!inWorkflowCode()) return inner.getResponse(request);

@@ -2,6 +2,7 @@ import type { FunctionTool, RunContext, Tool } from '@openai/agents';
 import { InvalidArgumentError } from '../errors/InvalidArgumentError';
 import { parseDuration, type Duration } from '../ground/Duration';
 import { inWorkflowCode, runInlineStep } from '../runtime/inlineStep';
+import { limiterOption } from './limiterOption';
 import { isToolApprovalDeniedError } from './ToolApprovalDeniedError';
 import { awaitToolApproval } from './toolApproval';
 
@@ -14,6 +15,12 @@ export interface DurableAgentToolOptions {
   needsApproval?: boolean | ((input: unknown) => boolean | PromiseLike<boolean>);
   /** How long a call waits for its approval before `SignalTimeoutError`; default forever. */
   approvalTimeout?: Duration;
+  /**
+   * A named limiter (\`runtime.limiter(name, …)\`) every attempt passes through, shared with
+   * \`@Step({ limiter })\` steps: its concurrency and rate hold across workers, and a 429 with
+   * \`Retry-After\` pauses every call under it until then.
+   */
+  limiter?: string;
 }
 
 /**
@@ -54,6 +61,7 @@ function durableFunctionTool(
   options: DurableAgentToolOptions,
 ): FunctionTool<any, any, any> {
   const invoke = tool.invoke.bind(tool);
+  const limiter = limiterOption(options.limiter, `durableAgentTools(): ${tool.name}.limiter`);
   const ownRule = tool.needsApproval.bind(tool);
   const approvalTimeout =
     options.approvalTimeout === undefined
@@ -87,7 +95,7 @@ function durableFunctionTool(
           throw error;
         }
       }
-      return runInlineStep({ name: `tool:${tool.name}`, key: `tool:${callId}` }, () =>
+      return runInlineStep({ name: `tool:${tool.name}`, key: `tool:${callId}`, limiter }, () =>
         invoke(runContext, input, details),
       );
     },

@@ -3,6 +3,7 @@ import { parseDuration, type Duration } from '../ground/Duration';
 import type { RetryOptions } from '../policies/RetryPolicy';
 import { inWorkflowCode, runInlineStep } from '../runtime/inlineStep';
 import { WorkflowContext } from '../runtime/WorkflowContext';
+import { limiterOption } from './limiterOption';
 import { modelRetryPolicy } from './modelErrors';
 import type { LanguageModelV3, ModelMiddleware } from './modelTypes';
 import { recordGenerate, recordStream, replayStream } from './recordedModelCall';
@@ -25,6 +26,12 @@ export interface DurableModelOptions {
   stream?: string | false;
   /** Longest one attempt may take: the request is aborted and the attempt retried. */
   timeout?: Duration;
+  /**
+   * A named limiter (\`runtime.limiter(name, …)\`) every attempt passes through, shared with
+   * \`@Step({ limiter })\` steps: its concurrency and rate hold across workers, and a 429 with
+   * \`Retry-After\` pauses every call under it until then.
+   */
+  limiter?: string;
 }
 
 const context = new WorkflowContext();
@@ -41,10 +48,12 @@ export function durableMiddleware(options: DurableModelOptions = {}): ModelMiddl
     options.timeout === undefined
       ? undefined
       : parseDuration(options.timeout, 'durableModel(): timeout');
+  const limiter = limiterOption(options.limiter, 'durableModel(): limiter');
   const spec = (model: LanguageModelV3) => ({
     name: options.name ?? `model:${model.modelId}`,
     retry,
     timeoutMs,
+    limiter,
   });
   return {
     specificationVersion: 'v3',

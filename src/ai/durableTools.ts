@@ -5,6 +5,7 @@ import { parseDuration, type Duration } from '../ground/Duration';
 import { resolveRetryPolicy, type RetryOptions } from '../policies/RetryPolicy';
 import { inWorkflowCode, runInlineStep, type InlineStepSpec } from '../runtime/inlineStep';
 import { WorkflowContext } from '../runtime/WorkflowContext';
+import { limiterOption } from './limiterOption';
 import { awaitToolApproval, needsApproval, type ApprovalRule } from './toolApproval';
 
 /** Options of one tool in {@link durableTools}. */
@@ -28,6 +29,12 @@ export interface DurableToolOptions<INPUT = unknown> {
   needsApproval?: ApprovalRule<INPUT>;
   /** How long a call waits for its approval before `SignalTimeoutError`; default forever. */
   approvalTimeout?: Duration;
+  /**
+   * A named limiter (\`runtime.limiter(name, …)\`) every attempt passes through, shared with
+   * \`@Step({ limiter })\` steps: its concurrency and rate hold across workers, and a 429 with
+   * \`Retry-After\` pauses every call under it until then.
+   */
+  limiter?: string;
 }
 
 /** Per-tool options of {@link durableTools}, by tool name. */
@@ -87,12 +94,14 @@ function durableTool(name: string, tool: Tool, options: DurableToolOptions): Too
   const execute = tool.execute;
   if (!execute) return tool; // a client-side tool: nothing runs here to record
   const where = `durableTools(): ${name}`;
+  const limiter = limiterOption(options.limiter, `${where}.limiter`);
   const spec = (toolCallId: string, input?: unknown): InlineStepSpec => ({
     name: `tool:${name}`,
     key:
       options.key && input !== undefined ? keyOf(options.key, input, where) : `tool:${toolCallId}`,
     retry: options.retry ? resolveRetryPolicy(options.retry, `${where}.retry`) : undefined,
     atMostOnce: options.atMostOnce ?? false,
+    limiter,
     timeoutMs:
       options.timeout === undefined
         ? undefined

@@ -12,6 +12,8 @@ export interface InlineStepSpec {
   readonly retry?: ResolvedRetryPolicy;
   readonly atMostOnce?: boolean;
   readonly timeoutMs?: number;
+  /** The named limiter (`runtime.limiter`) every attempt passes through, if any. */
+  readonly limiter?: string;
 }
 
 class InlineStep {}
@@ -49,6 +51,7 @@ function inlinePlan(spec: InlineStepSpec, body: () => Promise<unknown>): MethodP
     atMostOnce: spec.atMostOnce ?? false,
     onUnknown: 'throw',
     transactional: false,
+    ...(spec.limiter === undefined ? {} : { limiter: spec.limiter }),
   };
   const policies: MethodPolicies = {
     className: 'InlineStep',

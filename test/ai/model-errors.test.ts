@@ -1,9 +1,10 @@
 import 'reflect-metadata';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { APICallError, generateText, streamText } from 'ai';
+import { APICallError, generateText, stepCountIs, streamText, tool } from 'ai';
+import { z } from 'zod';
 import { injectable } from 'tsyringe';
 import { RetriesExhaustedError, Workflow } from 'waymark';
-import { classifyModelError, durableModel, isRetryableModelError } from 'waymark/ai';
+import { classifyModelError, durableModel, durableTools, isRetryableModelError } from 'waymark/ai';
 import { createTestRuntime, type TestRuntime } from 'waymark/testing';
 import { FakeOpenAiServer, type FakeReply } from '../support/fakeOpenAi';
 
@@ -20,6 +21,49 @@ class OneCall {
     });
     if (stream) return streamText({ model, prompt: id, maxRetries: 0 }).text;
     return (await generateText({ model, prompt: id, maxRetries: 0 })).text;
+  }
+}
+
+@injectable()
+class LimitedCall {
+  @Workflow({ name: 'limited-model-call', id: (id: string) => id })
+  async ask(id: string): Promise<string> {
+    const provider = createOpenAICompatible({ name: 'fake', baseURL: server.baseURL, apiKey: 'k' });
+    const model = durableModel(provider.chatModel('fake-gpt'), {
+      retry: { maxAttempts: 3, backoff: { initial: '1s', factor: 2, max: '1m', jitter: 'full' } },
+      limiter: 'llm',
+    });
+    return (await generateText({ model, prompt: id, maxRetries: 0 })).text;
+  }
+}
+
+@injectable()
+class LimitedTool {
+  readonly lookups: string[] = [];
+
+  @Workflow({ name: 'limited-tool-call', id: (id: string) => id })
+  async ask(id: string): Promise<string> {
+    const provider = createOpenAICompatible({ name: 'fake', baseURL: server.baseURL, apiKey: 'k' });
+    const tools = durableTools(
+      {
+        lookup: tool({
+          inputSchema: z.object({ order: z.string() }),
+          execute: async ({ order }) => {
+            this.lookups.push(order);
+            return `order ${order} shipped`;
+          },
+        }),
+      },
+      { lookup: { limiter: 'orders-api' } },
+    );
+    const result = await generateText({
+      model: durableModel(provider.chatModel('fake-gpt')),
+      tools,
+      prompt: id,
+      stopWhen: stepCountIs(3),
+      maxRetries: 0,
+    });
+    return result.text;
   }
 }
 
@@ -68,6 +112,52 @@ describe('model call errors from a real AI SDK client', () => {
     replies({ kind: 'error', status: 429, headers: { 'retry-after-ms': '3500' } });
     expect(await run('r429ms')).toBe('ok');
     expect(delays).toEqual([3500]);
+  });
+
+  it('a model call under a limiter: a 429 pauses the limiter until its Retry-After, and an undeclared one is named', async () => {
+    await expect(runtime.run(LimitedCall, 'ask', ['no-limiter'])).rejects.toThrow(
+      /names limiter "llm", which this runtime does not know/,
+    );
+    expect(server.requests).toHaveLength(0);
+    runtime.limiter('llm', { concurrency: 1 });
+    const paused: Array<{ limiter: string; until: number }> = [];
+    runtime.on('limiter.paused', (e) => paused.push({ limiter: e.limiter, until: e.until }));
+    runtime.on('step.retrying', (e) => void runtime.clock.advance(e.delayMs));
+    replies({ kind: 'error', status: 429, headers: { 'retry-after': '2' } });
+    const before = runtime.clock.now();
+    expect(await runtime.run(LimitedCall, 'ask', ['limited'])).toBe('ok');
+    expect(paused).toEqual([{ limiter: 'llm', until: before + 2000 }]);
+    expect(server.requests).toHaveLength(2);
+    expect(() =>
+      durableModel(createOpenAICompatible({ name: 'f', baseURL: server.baseURL }).chatModel('m'), {
+        limiter: 'two words',
+      }),
+    ).toThrow(/durableModel\(\): limiter must be 1–200 characters without spaces/);
+  });
+
+  it('a tool call under a limiter passes through it; under an undeclared one it fails naming it', async () => {
+    const lookup = {
+      kind: 'tools',
+      calls: [{ id: 'c1', name: 'lookup', arguments: { order: 'o1' } }],
+    } as const;
+    const toolStep = async (runId: string) =>
+      (await runtime.history(runId)).find((step) => step.name === 'tool:lookup');
+    // The AI SDK hands a tool's failure to the model as the tool's result: the run goes on,
+    // and the model's next request carries the error.
+    replies(lookup, { kind: 'text', text: 'could not look it up' });
+    await runtime.run(LimitedTool, 'ask', ['tool-no-limiter']);
+    expect(await toolStep('tool-no-limiter')).toBeUndefined();
+    expect(JSON.stringify(server.requests[1].messages)).toMatch(
+      /names limiter \\"orders-api\\", which this runtime does not know/,
+    );
+    runtime.limiter('orders-api', { concurrency: 1 });
+    replies(lookup, { kind: 'text', text: 'it shipped' });
+    expect(await runtime.run(LimitedTool, 'ask', ['tool-limited'])).toBe('it shipped');
+    expect(await toolStep('tool-limited')).toMatchObject({ status: 'completed' });
+    const plain = tool({ inputSchema: z.object({}), execute: () => Promise.resolve('') });
+    expect(() => durableTools({ lookup: plain }, { lookup: { limiter: '' } })).toThrow(
+      /durableTools\(\): lookup.limiter must be 1–200 characters without spaces/,
+    );
   });
 
   it('400 fails at once: one request, the APICallError recorded', async () => {
