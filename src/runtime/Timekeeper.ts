@@ -9,7 +9,7 @@ import type { Logger } from '../ground/Logger';
 import { CronSchedule, MAX_TICKS_PER_PASS, type CatchUp } from '../policies/CronSchedule';
 import type { RunCancellation } from '../store/RunCancellation';
 import type { RunPruner } from '../store/RunPruner';
-import type { RunRow } from '../store/rows';
+import { newRunRowOf, type RunRow } from '../store/rows';
 import { QueuedRuns, type QueuePlace } from '../store/QueuedRuns';
 import type { RunStore } from '../store/RunStore';
 import type { ScheduleRow, ScheduleStore } from '../store/ScheduleStore';
@@ -167,30 +167,12 @@ export function tickRunId(schedule: string, tick: number): string {
 function tickRun(row: ScheduleRow, tick: number, now: number): RunRow {
   const address = findWorkflow(row.workflow);
   const workflow = address ? planFor(address.target, address.methodName)?.workflow : undefined;
-  return {
+  return newRunRowOf({
     id: tickRunId(row.name, tick),
     workflow: row.workflow,
     version: workflow?.version ?? null,
-    status: 'pending',
     args: row.args,
-    result: null,
-    error: null,
-    owner: null,
-    epoch: 1,
-    leaseExpiresAt: null,
-    wakeAt: null,
-    parentRunId: null,
-    parkedSeq: null,
-    parkedReason: null,
-    waitingFor: null,
-    forkedFrom: null,
-    forkedSeq: null,
-    leaseHost: null,
-    leaseProcess: null,
-    claimToken: null,
     deadlineAt: deadlineOf(undefined, workflow?.timeoutMs, now),
-    startBy: null,
     createdAt: now,
-    updatedAt: now,
-  };
+  });
 }

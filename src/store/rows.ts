@@ -39,6 +39,36 @@ export interface RunRow {
   updatedAt: number;
 }
 
+/** What a new run row is given; every other column starts empty. */
+export type NewRunFields = Pick<RunRow, 'id' | 'workflow' | 'version' | 'args' | 'createdAt'> &
+  Partial<RunRow>;
+
+/** A new run's row: `pending`, epoch 1, held by no one, unless `fields` say otherwise. */
+export function newRunRowOf(fields: NewRunFields): RunRow {
+  return {
+    status: 'pending',
+    result: null,
+    error: null,
+    owner: null,
+    epoch: 1,
+    leaseExpiresAt: null,
+    wakeAt: null,
+    parentRunId: null,
+    parkedSeq: null,
+    parkedReason: null,
+    waitingFor: null,
+    forkedFrom: null,
+    forkedSeq: null,
+    leaseHost: null,
+    leaseProcess: null,
+    claimToken: null,
+    deadlineAt: null,
+    startBy: null,
+    updatedAt: fields.createdAt,
+    ...fields,
+  };
+}
+
 /** Outcome of one step record; `started` is an at-most-once step's intent marker. */
 export type StepStatus = 'completed' | 'failed' | 'started';
 

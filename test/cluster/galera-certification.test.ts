@@ -5,7 +5,7 @@ import type { LeaseHolder } from '../../src/ground/ProcessIdentity';
 import { dataSourceOptionsFromUrl } from '../../src/store/DatabaseUrl';
 import { Leases } from '../../src/store/Leases';
 import { Migrator } from '../../src/store/Migrator';
-import type { RunRow, StepRow } from '../../src/store/rows';
+import { newRunRowOf, type RunRow, type StepRow } from '../../src/store/rows';
 import { RunStore } from '../../src/store/RunStore';
 import { StoreConnection } from '../../src/store/StoreConnection';
 import { isTransientStoreError } from '../../src/store/transientStoreError';
@@ -30,32 +30,14 @@ function holder(owner: string): LeaseHolder {
 }
 
 function pendingRun(id: string, now: number): RunRow {
-  return {
+  return newRunRowOf({
     id,
     workflow: 'galera-probe',
     version: null,
-    status: 'pending',
     args: '[]',
-    result: null,
-    error: null,
-    owner: null,
     epoch: 0,
-    leaseExpiresAt: null,
-    wakeAt: null,
-    parentRunId: null,
-    parkedSeq: null,
-    parkedReason: null,
-    waitingFor: null,
-    forkedFrom: null,
-    forkedSeq: null,
-    leaseHost: null,
-    leaseProcess: null,
-    claimToken: null,
-    deadlineAt: null,
-    startBy: null,
     createdAt: now,
-    updatedAt: now,
-  };
+  });
 }
 
 /** Until `read` on a node gives `want`: writes on one node reach the others a moment later. */

@@ -4,7 +4,7 @@ import { RunConflictError } from '../../errors/RunConflictError';
 import type { Clock } from '../../ground/Clock';
 import type { LeaseHolder } from '../../ground/ProcessIdentity';
 import { leaseLapsed, type ClaimToken, type Leases } from '../../store/Leases';
-import type { RunRow } from '../../store/rows';
+import { newRunRowOf, type RunRow } from '../../store/rows';
 import type { RunStore } from '../../store/RunStore';
 import type { Acquisition, RunIdentity } from './Acquisition';
 import type { MethodCall } from './MethodCall';
@@ -146,32 +146,24 @@ export function newRunRow(
   // `at`: recorded waiting, for a worker to start when it is due.
   const wakeAt = holding ? undefined : timing.wakeAt;
   const startsAt = wakeAt === undefined ? now : Math.max(now, wakeAt);
-  return {
+  return newRunRowOf({
     id: runId,
     workflow: identity.workflow,
     version: call.plan.workflow?.version ?? null,
     status: holding ? 'running' : wakeAt !== undefined ? 'waiting' : 'pending',
     args: identity.args,
-    result: null,
-    error: null,
     owner: holding?.holder.owner ?? null,
-    epoch: 1,
     leaseExpiresAt: holding?.leaseUntil ?? null,
     wakeAt: wakeAt ?? null,
     parentRunId,
-    parkedSeq: null,
-    parkedReason: null,
     waitingFor: wakeAt !== undefined ? 'start' : null,
-    forkedFrom: null,
-    forkedSeq: null,
     leaseHost: holding?.holder.host ?? null,
     leaseProcess: holding?.holder.process ?? null,
     claimToken: holding?.token ?? null,
     deadlineAt: deadlineOf(timing.deadlineAt, call.plan.workflow?.timeoutMs, startsAt),
     startBy: timing.startBy ?? null,
     createdAt: now,
-    updatedAt: now,
-  };
+  });
 }
 
 /** A run id names one call of one workflow: another workflow or other arguments conflict. */
