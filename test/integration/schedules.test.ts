@@ -1,53 +1,19 @@
-import { container as rootContainer } from 'tsyringe';
-import { DataSource } from 'typeorm';
-import { Waymark, dataSourceOptionsFromUrl } from 'waymark';
-import { createTestRuntime, type TestRuntime } from 'waymark/testing';
-import { createTestDatabase, type Backend, type TestDatabase } from '../support/databases';
-import { Clockwork, ClockworkLog } from '../support/fixtures/Clockwork';
+import { Waymark } from 'waymark';
+import type { Backend } from '../support/databases';
+import { useClockworkSuite } from '../support/clockworkSuite';
+import { Clockwork } from '../support/fixtures/Clockwork';
 import { JobLog, QueuedJobs } from '../support/fixtures/QueuedJobs';
 
 const BACKENDS: Backend[] = ['sqlite', 'sqlite-file', 'mariadb', 'postgres'];
 const START = Date.UTC(2026, 0, 1, 0, 0, 0);
 
 describe.each(BACKENDS)('schedules and delayed starts on %s', (backend) => {
-  let db: TestDatabase;
-  let database: string | DataSource;
-  let runtime: TestRuntime;
-  let log: ClockworkLog;
-  let n = 0;
-
-  beforeAll(async () => {
-    db = await createTestDatabase(backend);
-    database =
-      backend === 'sqlite'
-        ? await new DataSource(dataSourceOptionsFromUrl(db.url)).initialize()
-        : db.url;
-  });
-  afterAll(async () => {
-    if (database instanceof DataSource) await database.destroy();
-    await db.drop();
-  });
-  beforeEach(async () => {
-    const scope = rootContainer.createChildContainer();
-    log = new ClockworkLog();
-    scope.registerInstance(ClockworkLog, log);
-    runtime = await createTestRuntime({ database, container: scope, clock: 'fake' });
-  });
-  afterEach(async () => {
+  const suite = useClockworkSuite(backend, async (runtime) => {
     for (const s of await runtime.schedules()) await runtime.deleteSchedule(s.name);
-    await runtime.close({ grace: 100 });
   });
-  const name = (what: string): string => `${backend}-${what}-${++n}`;
-
-  async function until(check: () => Promise<boolean>, what: string): Promise<void> {
-    for (let i = 0; i < 500; i++) {
-      if (await check()) return;
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    throw new Error(`never happened: ${what}`);
-  }
+  const { label: name, until } = suite;
   async function runsOf(schedule: string) {
-    const page = await runtime.list({ workflow: 'clockwork.report', limit: 1000 });
+    const page = await suite.runtime.list({ workflow: 'clockwork.report', limit: 1000 });
     return page.runs.filter((r) => r.runId.startsWith(`${schedule}@`));
   }
   const completed = async (schedule: string, count: number) =>
@@ -55,31 +21,31 @@ describe.each(BACKENDS)('schedules and delayed starts on %s', (backend) => {
 
   it('refuses a cron expression that does not parse and a time zone that does not exist, naming them', async () => {
     await expect(
-      runtime.schedule(name('bad'), { cron: 'every day', workflow: 'clockwork.report' }),
+      suite.runtime.schedule(name('bad'), { cron: 'every day', workflow: 'clockwork.report' }),
     ).rejects.toThrow(/schedule\(\): cron "every day" does not parse/);
     await expect(
-      runtime.schedule(name('bad'), { cron: '61 * * * *', workflow: 'clockwork.report' }),
+      suite.runtime.schedule(name('bad'), { cron: '61 * * * *', workflow: 'clockwork.report' }),
     ).rejects.toThrow(/cron "61 \* \* \* \*" does not parse/);
     await expect(
-      runtime.schedule(name('bad'), {
+      suite.runtime.schedule(name('bad'), {
         cron: '0 9 * * *',
         timezone: 'Mars/Olympus_Mons',
         workflow: 'clockwork.report',
       }),
     ).rejects.toThrow(/timezone "Mars\/Olympus_Mons" is not a time zone/);
     await expect(
-      runtime.schedule(name('bad'), {
+      suite.runtime.schedule(name('bad'), {
         cron: '0 9 * * *',
         workflow: 'clockwork.report',
         catchUp: 'some' as 'all',
       }),
     ).rejects.toThrow(/catchUp must be one of "skip", "latest", "all"/);
-    expect(await runtime.schedules()).toEqual([]);
+    expect(await suite.runtime.schedules()).toEqual([]);
   });
 
   it('stores the schedule, in its time zone, and lists, pauses, resumes and deletes it', async () => {
     const s = name('daily');
-    const info = await runtime.schedule(s, {
+    const info = await suite.runtime.schedule(s, {
       cron: '0 9 * * *',
       timezone: 'Europe/Paris',
       workflow: 'clockwork.report',
@@ -87,70 +53,77 @@ describe.each(BACKENDS)('schedules and delayed starts on %s', (backend) => {
     });
     expect(info).toMatchObject({ name: s, catchUp: 'latest', paused: false, args: ['daily'] });
     expect(info.nextAt.toISOString()).toBe('2026-01-01T08:00:00.000Z');
-    await runtime.pauseSchedule(s);
-    expect((await runtime.schedules()).map((x) => [x.name, x.paused])).toEqual([[s, true]]);
-    await runtime.resumeSchedule(s);
-    expect((await runtime.schedules())[0].paused).toBe(false);
-    await expect(runtime.pauseSchedule('no-such')).rejects.toThrow(
+    await suite.runtime.pauseSchedule(s);
+    expect((await suite.runtime.schedules()).map((x) => [x.name, x.paused])).toEqual([[s, true]]);
+    await suite.runtime.resumeSchedule(s);
+    expect((await suite.runtime.schedules())[0].paused).toBe(false);
+    await expect(suite.runtime.pauseSchedule('no-such')).rejects.toThrow(
       /"no-such" names no stored schedule/,
     );
-    expect(await runtime.deleteSchedule(s)).toBe(true);
-    expect(await runtime.deleteSchedule(s)).toBe(false);
+    expect(await suite.runtime.deleteSchedule(s)).toBe(true);
+    expect(await suite.runtime.deleteSchedule(s)).toBe(false);
   });
 
   it('starts exactly one run per tick, whose id names the schedule and the tick, even with two workers', async () => {
     const s = name('every5');
-    await runtime.schedule(s, { cron: '*/5 * * * *', workflow: 'clockwork.report', args: ['t'] });
+    await suite.runtime.schedule(s, {
+      cron: '*/5 * * * *',
+      workflow: 'clockwork.report',
+      args: ['t'],
+    });
     const other = await Waymark.create({
-      database,
-      clock: runtime.clock,
-      container: runtime.container,
+      database: suite.database,
+      clock: suite.runtime.clock,
+      container: suite.runtime.container,
     });
     try {
-      runtime.startWorker({ pollInterval: 10 });
+      suite.runtime.startWorker({ pollInterval: 10 });
       other.startWorker({ pollInterval: 10 });
-      await runtime.clock.advance('5m');
+      await suite.runtime.clock.advance('5m');
       await until(() => completed(s, 1), 'the first tick ran');
-      await runtime.clock.advance('5m');
+      await suite.runtime.clock.advance('5m');
       await until(() => completed(s, 2), 'the second tick ran');
       const runs = await runsOf(s);
       expect(runs.map((r) => r.runId).sort()).toEqual([
         `${s}@2026-01-01T00:05:00.000Z`,
         `${s}@2026-01-01T00:10:00.000Z`,
       ]);
-      expect(log.entries.filter((e) => e.startsWith('report t'))).toHaveLength(2);
+      expect(suite.log.entries.filter((e) => e.startsWith('report t'))).toHaveLength(2);
     } finally {
       await other.close({ grace: 100 });
     }
   });
 
   it("puts a schedule's tick and a delayed start of a queued workflow in that queue, with its partition key", async () => {
-    runtime.container.registerInstance(JobLog, new JobLog());
-    runtime.queue('jobs', { partitionBy: (tenant: string) => tenant });
-    runtime.queue('later');
+    suite.runtime.container.registerInstance(JobLog, new JobLog());
+    suite.runtime.queue('jobs', { partitionBy: (tenant: string) => tenant });
+    suite.runtime.queue('later');
     const s = name('queued');
-    await runtime.schedule(s, {
+    await suite.runtime.schedule(s, {
       cron: '*/5 * * * *',
       workflow: 'queued.job',
       args: ['acme', 1, 0],
     });
-    const delayed = await runtime.start(QueuedJobs, 'plain', [7], { queue: 'later', at: '1h' });
+    const delayed = await suite.runtime.start(QueuedJobs, 'plain', [7], {
+      queue: 'later',
+      at: '1h',
+    });
     expect(await delayed.status()).toBe('waiting');
-    runtime.startWorker({ pollInterval: 10 });
-    await runtime.clock.advance('5m');
+    suite.runtime.startWorker({ pollInterval: 10 });
+    await suite.runtime.clock.advance('5m');
     const tick = `${s}@2026-01-01T00:05:00.000Z`;
     await until(
       async () =>
-        (await runtime
+        (await suite.runtime
           .handle(tick)
           .status()
           .catch(() => '')) === 'completed',
       'the tick ran',
     );
-    await runtime.clock.advance('1h');
+    await suite.runtime.clock.advance('1h');
     await expect(delayed.result()).resolves.toBe(7);
     const param = (i: number): string => (backend === 'postgres' ? `$${i}` : '?');
-    const rows = await runtime.dataSource.query<
+    const rows = await suite.runtime.dataSource.query<
       Array<{ id: string; queue_name: string; partition_key: string | null }>
     >(
       `SELECT id, queue_name, partition_key FROM waymark_runs WHERE id IN (${param(1)}, ${param(2)}) ORDER BY id`,
@@ -172,60 +145,63 @@ describe.each(BACKENDS)('schedules and delayed starts on %s', (backend) => {
     'after downtime, catchUp "%s" starts %d of the 3 missed ticks',
     async (catchUp, count) => {
       const s = name(`catch-${catchUp}`);
-      await runtime.schedule(s, {
+      await suite.runtime.schedule(s, {
         cron: '0 * * * *',
         workflow: 'clockwork.report',
         args: [catchUp],
         catchUp,
       });
-      await runtime.clock.advance(3.5 * 3_600_000);
-      runtime.startWorker({ pollInterval: 10 });
+      await suite.runtime.clock.advance(3.5 * 3_600_000);
+      suite.runtime.startWorker({ pollInterval: 10 });
       await until(
-        async () => (await runtime.schedules())[0].nextAt.getTime() > runtime.clock.now(),
+        async () =>
+          (await suite.runtime.schedules())[0].nextAt.getTime() > suite.runtime.clock.now(),
         'the schedule moved on',
       );
       await until(() => completed(s, count), `${count} runs completed`);
       expect((await runsOf(s)).length).toBe(count);
-      expect((await runtime.schedules())[0].nextAt.toISOString()).toBe('2026-01-01T04:00:00.000Z');
+      expect((await suite.runtime.schedules())[0].nextAt.toISOString()).toBe(
+        '2026-01-01T04:00:00.000Z',
+      );
     },
   );
 
   it('a paused schedule starts nothing; resumed, it goes on from the next tick', async () => {
     const s = name('paused');
-    await runtime.schedule(s, {
+    await suite.runtime.schedule(s, {
       cron: '0 * * * *',
       workflow: 'clockwork.report',
       args: ['p'],
       catchUp: 'all',
     });
-    await runtime.pauseSchedule(s);
+    await suite.runtime.pauseSchedule(s);
     // A schedule beside it, not paused: once its ticks ran, the worker has seen both.
     const marker = name('marker');
-    await runtime.schedule(marker, {
+    await suite.runtime.schedule(marker, {
       cron: '0 * * * *',
       workflow: 'clockwork.report',
       args: ['m'],
       catchUp: 'all',
     });
-    runtime.startWorker({ pollInterval: 10 });
-    await runtime.clock.advance('2h');
+    suite.runtime.startWorker({ pollInterval: 10 });
+    await suite.runtime.clock.advance('2h');
     await until(() => completed(marker, 2), 'the marker schedule ran its ticks');
     expect(await runsOf(s)).toHaveLength(0);
-    await runtime.resumeSchedule(s);
-    await runtime.clock.advance('1h');
+    await suite.runtime.resumeSchedule(s);
+    await suite.runtime.clock.advance('1h');
     await until(() => completed(s, 1), 'the tick after resuming ran');
     expect((await runsOf(s)).map((r) => r.runId)).toEqual([`${s}@2026-01-01T03:00:00.000Z`]);
   });
 
   it('start(…, { at }) records the run waiting, and a worker starts it when the time comes', async () => {
-    const handle = await runtime.start(Clockwork, 'report', [name('later')], { at: '1h' });
+    const handle = await suite.runtime.start(Clockwork, 'report', [name('later')], { at: '1h' });
     expect(await handle.status()).toBe('waiting');
     expect((await handle.describe()).wakeAt!.getTime()).toBe(START + 3_600_000);
-    runtime.startWorker({ pollInterval: 10 });
-    const queued = await runtime.start(Clockwork, 'report', [name('now')], { queue: true });
+    suite.runtime.startWorker({ pollInterval: 10 });
+    const queued = await suite.runtime.start(Clockwork, 'report', [name('now')], { queue: true });
     await queued.result(); // the worker has polled since
     expect(await handle.status()).toBe('waiting');
-    await runtime.clock.advance('1h');
+    await suite.runtime.clock.advance('1h');
     await until(async () => (await handle.status()) === 'completed', 'the delayed run completed');
   });
 });
