@@ -4,7 +4,7 @@ import { parseDuration, type Duration } from '../ground/Duration';
 import { inWorkflowCode, runInlineStep } from '../runtime/inlineStep';
 import { limiterOption } from './limiterOption';
 import { isToolApprovalDeniedError } from './ToolApprovalDeniedError';
-import { awaitToolApproval } from './toolApproval';
+import { awaitToolApproval, inApprovalTurn } from './toolApproval';
 
 /** Options of one function tool in {@link durableAgentTools}. */
 export interface DurableAgentToolOptions {
@@ -87,17 +87,20 @@ function durableFunctionTool(
       const callId = details?.toolCall?.callId;
       if (!inWorkflowCode() || callId === undefined) return invoke(runContext, input, details);
       const args = parsedArguments(input);
-      if (await needsApproval(runContext, args, callId)) {
+      const step = () =>
+        runInlineStep({ name: `tool:${tool.name}`, key: `tool:${callId}`, limiter }, () =>
+          invoke(runContext, input, details),
+        );
+      if (!(await needsApproval(runContext, args, callId))) return step();
+      return inApprovalTurn(async () => {
         try {
           await awaitToolApproval(tool.name, callId, args, approvalTimeout);
         } catch (error) {
           if (isToolApprovalDeniedError(error)) return error.message;
           throw error;
         }
-      }
-      return runInlineStep({ name: `tool:${tool.name}`, key: `tool:${callId}`, limiter }, () =>
-        invoke(runContext, input, details),
-      );
+        return step();
+      });
     },
   };
 }

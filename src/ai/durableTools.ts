@@ -6,7 +6,12 @@ import { resolveRetryPolicy, type RetryOptions } from '../policies/RetryPolicy';
 import { inWorkflowCode, runInlineStep, type InlineStepSpec } from '../runtime/inlineStep';
 import { WorkflowContext } from '../runtime/WorkflowContext';
 import { limiterOption } from './limiterOption';
-import { awaitToolApproval, needsApproval, type ApprovalRule } from './toolApproval';
+import {
+  awaitToolApproval,
+  inApprovalTurn,
+  needsApproval,
+  type ApprovalRule,
+} from './toolApproval';
 
 /** Options of one tool in {@link durableTools}. */
 export interface DurableToolOptions<INPUT = unknown> {
@@ -118,13 +123,17 @@ function durableTool(name: string, tool: Tool, options: DurableToolOptions): Too
   return {
     ...rest,
     execute: async (input: unknown, call: ToolExecutionOptions) => {
-      if (await needsApproval(rules, input, call)) {
+      const step = () =>
+        inWorkflowCode()
+          ? runInlineStep(spec(call.toolCallId, input), () =>
+              finalOutput(execute(input, { ...call, abortSignal: joined(call.abortSignal) })),
+            )
+          : finalOutput(execute(input, call));
+      if (!(await needsApproval(rules, input, call))) return step();
+      return inApprovalTurn(async () => {
         await awaitToolApproval(name, call.toolCallId, input, approvalTimeout);
-      }
-      if (!inWorkflowCode()) return finalOutput(execute(input, call));
-      return runInlineStep(spec(call.toolCallId, input), () =>
-        finalOutput(execute(input, { ...call, abortSignal: joined(call.abortSignal) })),
-      );
+        return step();
+      });
     },
   };
 }

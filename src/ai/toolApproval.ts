@@ -1,5 +1,6 @@
 import type { ToolExecutionOptions } from 'ai';
 import { NotInRunError } from '../errors/NotInRunError';
+import { RunScope } from '../runtime/execution/RunScope';
 import { inWorkflowCode, runInlineStep } from '../runtime/inlineStep';
 import { WorkflowContext } from '../runtime/WorkflowContext';
 import { APPROVAL_REQUEST_STEP, TOOL_APPROVAL_PREFIX } from '../store/toolApprovalSignals';
@@ -27,6 +28,27 @@ export interface ToolApprovalRequest {
 export { APPROVAL_REQUEST_STEP };
 
 const context = new WorkflowContext();
+
+/** Per execution of a run: the last approval-needing tool call, which the next one follows. */
+const approvalTurns = new WeakMap<object, Promise<unknown>>();
+
+/**
+ * Runs `call` — a tool call that needs approval: its approval, then the tool's step — once the
+ * run's earlier such calls have ended. Tool calls the model makes in one turn execute in
+ * parallel; two that both waited at once would leave the run waiting for one signal while the
+ * other's could never be accepted. One after the other, in the order they reach here, each
+ * call's steps take the same places on every execution, so a resume replays them. When an
+ * earlier call stops the execution (the run released to wait for its approval), the later ones
+ * stop with it, without recording anything.
+ */
+export function inApprovalTurn<T>(call: () => Promise<T>): Promise<T> {
+  const run = RunScope.current()?.run;
+  if (!run) return call();
+  const earlier = approvalTurns.get(run) ?? Promise.resolve();
+  const turn = earlier.then(call);
+  approvalTurns.set(run, turn);
+  return turn;
+}
 
 /** True when any rule (ours, then the tool's own AI SDK `needsApproval`) asks for approval. */
 export async function needsApproval(

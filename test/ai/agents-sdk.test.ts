@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { FakeOpenAiServer, supportAgentScript } from '../support/fakeOpenAi';
 import { AI_AGENT_ENV } from './support/AiAgentWorkflow';
 import { AgentsSdkWorkflow } from './support/AgentsSdkWorkflow';
+import { approveEachWait, TWO_REFUNDS } from './support/approveEachWait';
 
 describe('waymark/ai: an @openai/agents run as steps of a run', () => {
   let server: FakeOpenAiServer;
@@ -79,6 +80,25 @@ describe('waymark/ai: an @openai/agents run as steps of a run', () => {
     ]);
     // The model was asked once per turn, across the wait.
     expect(server.completed.map((r) => r.turn)).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it('two refunds proposed in one turn that both need approval are asked one after the other, each run once', async () => {
+    server.setScript((request) =>
+      request.turn === 0 ? TWO_REFUNDS : { kind: 'text', text: 'Both refunded.' },
+    );
+    server.requests.length = 0;
+    const { asked, result } = await approveEachWait(
+      runtime,
+      () => runtime.start(AgentsSdkWorkflow, 'answer', ['a-two']),
+      2,
+    );
+    expect(result).toBe('Both refunded.');
+    expect(asked).toEqual(['signal:approve:call_r1', 'signal:approve:call_r2']);
+    expect(effects.filter((e) => e.startsWith('refund') && e.includes('a-two'))).toEqual([
+      'refund 1 150 agents-a-two:tool:call_r1',
+      'refund 2 250 agents-a-two:tool:call_r2',
+    ]);
+    expect(server.completed.map((r) => r.turn)).toEqual([0, 2]);
   });
 
   it("a rejected call reaches the model as the tool's output, and the run goes on", async () => {

@@ -6,6 +6,7 @@ import { createTestRuntime, type TestRuntime } from 'waymark/testing';
 import { durableModel } from 'waymark/ai';
 import { FakeOpenAiServer, supportAgentScript } from '../support/fakeOpenAi';
 import { AI_AGENT_ENV, AiAgentWorkflow } from './support/AiAgentWorkflow';
+import { approveEachWait, TWO_REFUNDS } from './support/approveEachWait';
 
 describe('waymark/ai: an AI SDK agent loop as steps of a run', () => {
   let server: FakeOpenAiServer;
@@ -114,6 +115,24 @@ describe('waymark/ai: an AI SDK agent loop as steps of a run', () => {
     ]);
     // The model was asked once per turn, across the wait.
     expect(server.completed.map((r) => r.turn)).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it('two refunds proposed in one turn that both need approval are asked one after the other, each run once', async () => {
+    server.setScript((request) =>
+      request.turn === 0 ? TWO_REFUNDS : { kind: 'text', text: 'Both refunded.' },
+    );
+    const { asked, result } = await approveEachWait(
+      runtime,
+      () => runtime.start(AiAgentWorkflow, 'answer', ['t-two']),
+      2,
+    );
+    expect(result.text).toBe('Both refunded.');
+    expect(asked).toEqual(['signal:approve:call_r1', 'signal:approve:call_r2']);
+    expect(effects.filter((e) => e.startsWith('refund'))).toEqual([
+      'refund 1 150 ticket-t-two:tool:call_r1',
+      'refund 2 250 ticket-t-two:tool:call_r2',
+    ]);
+    expect(server.completed.map((r) => r.turn)).toEqual([0, 2]);
   });
 
   it('a rejected tool call reaches the model as the tool error, and the run goes on', async () => {
