@@ -72,8 +72,13 @@ describe.each(BACKENDS)('deadlines, cancellation and retention on %s', (backend)
     expect(await suite.runtime.handle(child).status()).toBe('cancelled');
   });
 
-  it('a run executing here when its deadline passes is cancelled at its next step boundary', async () => {
-    const l = label('gated');
+  /**
+   * Starts a gated run with a 10-minute deadline, waits until its first step runs, calls
+   * `meanwhile`, moves the clock past the deadline and checks that the run was cancelled at its
+   * next step boundary: the step after the gate never ran.
+   */
+  async function expectCancelledAtNextStep(what: string, meanwhile: () => void): Promise<void> {
+    const l = label(what);
     let open!: () => void;
     Clockwork.gate = new Promise<void>((resolve) => (open = resolve));
     const handle = await suite.runtime.start(Clockwork, 'gated', [l], { deadline: '10m' });
@@ -81,15 +86,19 @@ describe.each(BACKENDS)('deadlines, cancellation and retention on %s', (backend)
       async () => suite.log.entries.includes(`gated-waiting ${l}`),
       'the first step runs',
     );
-    suite.runtime.startWorker({ pollInterval: 10 });
+    meanwhile();
     await suite.runtime.clock.advance('11m');
     await until(statusIs(handle.runId, 'cancelled'), 'the run was cancelled');
     open();
     await expect(handle.result()).rejects.toBeInstanceOf(RunCancelledError);
     expect(suite.log.entries).not.toContain(`gated-after ${l}`);
+  }
+
+  it('a run executing here when its deadline passes is cancelled at its next step boundary', async () => {
+    await expectCancelledAtNextStep('gated', () => suite.runtime.startWorker({ pollInterval: 10 }));
   });
 
-  it('a suite.runtime with no worker enforces the deadline of a run it executes', async () => {
+  it('a runtime with no worker enforces the deadline of a run it executes', async () => {
     await suite.runtime.close({ grace: 100 });
     const scope = rootContainer.createChildContainer();
     scope.registerInstance(ClockworkLog, suite.log);
@@ -101,19 +110,7 @@ describe.each(BACKENDS)('deadlines, cancellation and retention on %s', (backend)
         leaseDuration: '300ms',
       }),
     );
-    const l = label('no-worker');
-    let open!: () => void;
-    Clockwork.gate = new Promise<void>((resolve) => (open = resolve));
-    const handle = await suite.runtime.start(Clockwork, 'gated', [l], { deadline: '10m' });
-    await until(
-      async () => suite.log.entries.includes(`gated-waiting ${l}`),
-      'the first step runs',
-    );
-    await suite.runtime.clock.advance('11m');
-    await until(statusIs(handle.runId, 'cancelled'), 'the run was cancelled');
-    open();
-    await expect(handle.result()).rejects.toBeInstanceOf(RunCancelledError);
-    expect(suite.log.entries).not.toContain(`gated-after ${l}`);
+    await expectCancelledAtNextStep('no-worker', () => undefined);
   });
 
   it('@Workflow({ retention }): a worker deletes ended runs of the workflow once they are older', async () => {
