@@ -10,7 +10,7 @@ import type { MethodCall } from './execution/MethodCall';
 import { assertSameRun, newRunRow, type RunAcquirer } from './execution/RunAcquirer';
 import type { FlowRegistry } from './execution/FlowRegistry';
 import type { RunOutcome } from './execution/RunOutcome';
-import { QueuedRuns, type QueuePlace } from '../store/QueuedRuns';
+import { DEFAULT_QUEUE_PLACE, QueuedRuns, type QueuePlace } from '../store/QueuedRuns';
 import { queuePlace } from './queuePlace';
 import type { StartCallOptions } from './StartCallOptions';
 import type { RunTiming } from './execution/RunTiming';
@@ -36,13 +36,6 @@ export interface RunStarterDeps {
 
 /** The outcome of a run queued for a worker, as seen by the process that queued it. */
 const QUEUED: RunOutcome = { status: 'waiting', wakeAt: null };
-/** A run started with `at` but no queue waits in the default queue. */
-const DEFAULT_QUEUE_PLACE: QueuePlace = {
-  queue: null,
-  partitionKey: null,
-  priority: 0,
-  dedupe: undefined,
-};
 
 /**
  * Turns a workflow call into a run: creates it (one write, claimed by this runtime), or

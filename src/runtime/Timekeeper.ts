@@ -10,12 +10,12 @@ import { CronSchedule, MAX_TICKS_PER_PASS, type CatchUp } from '../policies/Cron
 import type { RunCancellation } from '../store/RunCancellation';
 import type { RunPruner } from '../store/RunPruner';
 import { newRunRowOf, type RunRow } from '../store/rows';
-import { QueuedRuns, type QueuePlace } from '../store/QueuedRuns';
+import { DEFAULT_QUEUE_PLACE, QueuedRuns, type QueuePlace } from '../store/QueuedRuns';
 import type { RunStore } from '../store/RunStore';
 import type { ScheduleRow, ScheduleStore } from '../store/ScheduleStore';
 import type { FlowRegistry } from './execution/FlowRegistry';
 import { deadlineOf } from './execution/RunTiming';
-import { checkedKey } from './queuePlace';
+import { partitionKeyOf } from './queuePlace';
 import type { RuntimeEvents } from './RuntimeEvents';
 
 /** What a timekeeper uses. */
@@ -33,13 +33,6 @@ export interface TimekeeperDeps {
   /** The named queues: a tick of a workflow with `@Workflow({ queue })` waits in it. */
   readonly flows: FlowRegistry;
 }
-
-const DEFAULT_PLACE: QueuePlace = {
-  queue: null,
-  partitionKey: null,
-  priority: 0,
-  dedupe: undefined,
-};
 
 /** How many overdue runs one pass cancels. */
 const OVERDUE_PER_PASS = 100;
@@ -64,15 +57,15 @@ export class Timekeeper {
   private placeOf(row: ScheduleRow): QueuePlace {
     const address = findWorkflow(row.workflow);
     const name = address && planFor(address.target, address.methodName)?.workflow?.queue;
-    if (name === undefined) return DEFAULT_PLACE;
+    if (name === undefined) return DEFAULT_QUEUE_PLACE;
     const queue = this.deps.flows.queue(name, `schedule "${row.name}": queue`);
-    if (!queue.partitionBy) {
-      return { queue: queue.name, partitionKey: null, priority: 0, dedupe: undefined };
-    }
-    const args = this.deps.codec.decode(row.args, 'args') as unknown[];
-    const where = `queue("${queue.name}"): partitionBy()`;
-    const partitionKey = checkedKey(queue.partitionBy(...args) ?? null, where) ?? null;
-    return { queue: queue.name, partitionKey, priority: 0, dedupe: undefined };
+    const args = queue.partitionBy ? (this.deps.codec.decode(row.args, 'args') as unknown[]) : [];
+    return {
+      queue: queue.name,
+      partitionKey: partitionKeyOf(queue, args),
+      priority: 0,
+      dedupe: undefined,
+    };
   }
 
   /** One pass for a worker that runs `workflows`. */

@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from '../errors/InvalidArgumentError';
+import type { ResolvedQueue } from '../policies/FlowLimits';
 import type { QueuePlace } from '../store/QueuedRuns';
 import type { FlowRegistry } from './execution/FlowRegistry';
 import type { MethodCall } from './execution/MethodCall';
@@ -50,13 +51,17 @@ export function queuePlace(
       `must be an integer from -${MAX_PRIORITY} to ${MAX_PRIORITY}, got ${String(priority)}`,
     );
   }
-  const partitionKey = queue.partitionBy
-    ? checkedKey(queue.partitionBy(...call.args) ?? null, `queue("${queue.name}"): partitionBy()`)
-    : null;
-  return { queue: queue.name, partitionKey: partitionKey ?? null, priority, dedupe };
+  return { queue: queue.name, partitionKey: partitionKeyOf(queue, call.args), priority, dedupe };
 }
 
-export function checkedKey(key: unknown, what: string): string | undefined {
+/** The partition key `queue` derives from a run's arguments; null when it has none. */
+export function partitionKeyOf(queue: ResolvedQueue, args: readonly unknown[]): string | null {
+  if (!queue.partitionBy) return null;
+  const key = queue.partitionBy(...args) ?? null;
+  return checkedKey(key, `queue("${queue.name}"): partitionBy()`) ?? null;
+}
+
+function checkedKey(key: unknown, what: string): string | undefined {
   if (key === undefined) return undefined;
   if (typeof key !== 'string' || key.length === 0 || key.length > MAX_KEY_LENGTH) {
     throw new InvalidArgumentError(

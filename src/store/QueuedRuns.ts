@@ -12,6 +12,14 @@ export interface QueuePlace {
   readonly dedupe: string | undefined;
 }
 
+/** The default queue: no name, no partition key, no priority, no dedupe key. */
+export const DEFAULT_QUEUE_PLACE: QueuePlace = {
+  queue: null,
+  partitionKey: null,
+  priority: 0,
+  dedupe: undefined,
+};
+
 /** What recording a queued run did. */
 export type Enqueued =
   | { readonly kind: 'inserted' }
