@@ -22,7 +22,8 @@ export function queuePlace(
 ): QueuePlace | undefined {
   const workflow = call.plan.workflow!;
   const named = typeof options.queue === 'string' ? options.queue : workflow.queue;
-  const dedupe = checkedKey(options.dedupe, 'start(): dedupe');
+  const dedupe =
+    options.dedupe === undefined ? undefined : checkedKey(options.dedupe, 'start(): dedupe');
   if (named === undefined) {
     if (options.priority !== undefined) {
       throw new InvalidArgumentError(
@@ -57,16 +58,17 @@ export function queuePlace(
 /** The partition key `queue` derives from a run's arguments; null when it has none. */
 export function partitionKeyOf(queue: ResolvedQueue, args: readonly unknown[]): string | null {
   if (!queue.partitionBy) return null;
-  const key = queue.partitionBy(...args) ?? null;
-  return checkedKey(key, `queue("${queue.name}"): partitionBy()`) ?? null;
+  return checkedKey(queue.partitionBy(...args), `queue("${queue.name}"): partitionBy()`);
 }
 
-function checkedKey(key: unknown, what: string): string | undefined {
-  if (key === undefined) return undefined;
+/** A dedupe or partition key: a string of 1 to MAX_KEY_LENGTH characters. */
+function checkedKey(key: unknown, what: string): string {
   if (typeof key !== 'string' || key.length === 0 || key.length > MAX_KEY_LENGTH) {
+    const got =
+      typeof key === 'string' ? `${key.length} characters` : key === null ? 'null' : typeof key;
     throw new InvalidArgumentError(
       what,
-      `must be a string of 1 to ${MAX_KEY_LENGTH} characters, got ${typeof key === 'string' ? `${key.length} characters` : typeof key}`,
+      `must be a string of 1 to ${MAX_KEY_LENGTH} characters, got ${got}`,
     );
   }
   return key;
