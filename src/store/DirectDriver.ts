@@ -1,14 +1,22 @@
 import { createHash } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 
-/** Rows read, or rows changed, by one statement. */
+/** Rows read, or rows changed, by one statement: the shape of TypeORM's `QueryResult`. */
 export interface DirectResult {
+  raw: unknown;
   records: Array<Record<string, unknown>>;
   affected: number | undefined;
 }
 
 /** Runs one statement on the driver TypeORM opened, without a query runner per call. */
 export type DirectQuery = (sql: string, params: unknown[]) => Promise<DirectResult>;
+
+const rowsRead = (records: DirectResult['records'], affected?: number): DirectResult => ({
+  raw: records,
+  records,
+  affected,
+});
+const rowsChanged = (affected: number | undefined): DirectResult => rowsRead([], affected);
 
 type SqliteStatement = {
   reader: boolean;
@@ -21,13 +29,13 @@ type MysqlPool = {
   query(sql: string, values: unknown[], cb: MysqlCallback): void;
   execute?(sql: string, values: unknown[], cb: MysqlCallback): void;
 };
+type PgResult = { rows: Array<Record<string, unknown>>; rowCount: number | null };
+/** node-postgres's `Query`: a statement the pool can submit as it is. */
+type PgQuery = { name?: string };
 type PgPool = {
-  query(config: {
-    name?: string;
-    text: string;
-    values: unknown[];
-  }): Promise<{ rows: unknown[]; rowCount: number | null }>;
+  query(query: PgQuery, cb: (err: Error | undefined, result: PgResult) => void): void;
 };
+type PgModule = { Query?: new (text: string, values: unknown[]) => PgQuery };
 
 /**
  * The hot path's way to the database: the pool or connection TypeORM already opened, with
@@ -55,12 +63,8 @@ export function directQuery(dataSource: DataSource): DirectQuery | undefined {
         const values = params.map((p) =>
           typeof p === 'boolean' ? Number(p) : p === undefined ? null : p,
         );
-        if (statement.reader)
-          return {
-            records: statement.all(...values) as DirectResult['records'],
-            affected: undefined,
-          };
-        return { records: [], affected: statement.run(...values).changes };
+        if (statement.reader) return rowsRead(statement.all(...values) as DirectResult['records']);
+        return rowsChanged(statement.run(...values).changes);
       };
     }
     case 'mysql':
@@ -72,46 +76,50 @@ export function directQuery(dataSource: DataSource): DirectQuery | undefined {
       // text protocol, whose result types TypeORM's options (big numbers, dates) shape.
       const execute = pool.execute?.bind(pool);
       const query = pool.query.bind(pool);
-      return (sql, params) => {
-        log(sql, params);
-        const send: MysqlPool['query'] =
-          execute && !/^\s*SELECT/i.test(sql)
-            ? (text, values, cb) =>
-                execute(
-                  text,
-                  values.map((v) => (v === undefined ? null : v)),
-                  cb,
-                )
-            : query;
-        return new Promise((resolve, reject) =>
-          send(sql, params, (error, rows) => {
-            if (error) return reject(error);
-            if (Array.isArray(rows))
-              resolve({ records: rows as DirectResult['records'], affected: undefined });
-            else
-              resolve({ records: [], affected: (rows as { affectedRows: number }).affectedRows });
-          }),
-        );
-      };
+      const done =
+        (resolve: (result: DirectResult) => void, reject: (error: Error) => void): MysqlCallback =>
+        (error, rows) => {
+          if (error) reject(error);
+          else if (Array.isArray(rows)) resolve(rowsRead(rows as DirectResult['records']));
+          else resolve(rowsChanged((rows as { affectedRows: number }).affectedRows));
+        };
+      // Everything runs inside the executor, so a throw rejects rather than escaping the caller.
+      return (sql, params) =>
+        new Promise((resolve, reject) => {
+          log(sql, params);
+          if (execute && !/^\s*SELECT/i.test(sql)) {
+            const values = params.map((v) => (v === undefined ? null : v));
+            execute(sql, values, done(resolve, reject));
+          } else query(sql, params, done(resolve, reject));
+        });
     }
     case 'postgres': {
       const pool = driver.master as PgPool | undefined;
-      if (!pool) return undefined;
+      const Query = (driver.postgres as PgModule | undefined)?.Query;
+      if (!pool || !Query) return undefined;
       const names = new Map<string, string>();
-      return async (sql, params) => {
-        log(sql, params);
+      const nameOf = (sql: string): string => {
         let name = names.get(sql);
-        if (!name)
-          names.set(
-            sql,
-            (name = `wm_${createHash('sha1').update(sql).digest('hex').slice(0, 16)}`),
-          );
-        const result = await pool.query({ name, text: sql, values: params });
-        return {
-          records: result.rows as DirectResult['records'],
-          affected: result.rowCount ?? undefined,
-        };
+        if (!name) {
+          name = `wm_${createHash('sha1').update(sql).digest('hex').slice(0, 16)}`;
+          names.set(sql, name);
+        }
+        return name;
       };
+      // A Query built from text, then named: given a config object instead, node-postgres
+      // copies it property by property through descriptors on every call. The pool's
+      // callback form adds no promise of its own. Everything runs inside the executor, so
+      // a throw rejects rather than escaping the caller.
+      return (sql, params) =>
+        new Promise((resolve, reject) => {
+          log(sql, params);
+          const query = new Query(sql, params);
+          query.name = nameOf(sql);
+          pool.query(query, (error, result) => {
+            if (error) reject(error);
+            else resolve(rowsRead(result.rows, result.rowCount ?? undefined));
+          });
+        });
     }
     default:
       return undefined;

@@ -90,31 +90,29 @@ export class RunStore {
    * Records a step outcome: the one write of a completed step. Returns `'duplicate'` when
    * an outcome for that seq is already stored (a fenced-out process wrote it first).
    */
-  async insertStep(step: StepRow, epoch: number): Promise<'inserted' | 'duplicate'> {
-    let result: QueryResult;
-    try {
-      result = await this.exec(
-        `record step #${step.seq} of run "${step.runId}"`,
-        this.sql.insertStep,
-        [
-          step.seq,
-          step.name,
-          step.status,
-          step.output,
-          step.attempts,
-          step.startedAt,
-          step.finishedAt,
-          step.idempotencyKey ?? null,
-          step.runId,
-          epoch,
-        ],
-      );
-    } catch (error) {
-      if (isDuplicateKey(error)) return 'duplicate';
-      throw error;
-    }
-    if (result.affected !== 1) throw new LeaseLostError(step.runId, epoch);
-    return 'inserted';
+  insertStep(step: StepRow, epoch: number): Promise<'inserted' | 'duplicate'> {
+    // Chained rather than awaited: this is every checkpoint's one write.
+    return this.exec(`record step #${step.seq} of run "${step.runId}"`, this.sql.insertStep, [
+      step.seq,
+      step.name,
+      step.status,
+      step.output,
+      step.attempts,
+      step.startedAt,
+      step.finishedAt,
+      step.idempotencyKey ?? null,
+      step.runId,
+      epoch,
+    ]).then(
+      (result) => {
+        if (result.affected !== 1) throw new LeaseLostError(step.runId, epoch);
+        return 'inserted' as const;
+      },
+      (error: unknown) => {
+        if (isDuplicateKey(error)) return 'duplicate' as const;
+        throw error;
+      },
+    );
   }
 
   /** Stores the run's outcome and releases it; the one write that ends a run. */

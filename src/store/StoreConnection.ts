@@ -42,34 +42,41 @@ export class StoreConnection {
     this.direct = bound ? undefined : directQuery(dataSource);
   }
 
-  /** Runs one statement. Inside a transaction, failures go to the transaction's caller. */
-  async exec(operation: string, sql: string, params: unknown[]): Promise<QueryResult> {
-    this.lifecycle.assertAlive(operation);
+  /**
+   * Runs one statement. Inside a transaction, failures go to the transaction's caller. The
+   * first try goes straight to the driver, with no async layer between (each one is a
+   * promise and a turn of the microtask queue on every checkpoint); a failure enters the
+   * retry loop.
+   */
+  exec(operation: string, sql: string, params: unknown[]): Promise<QueryResult> {
+    try {
+      this.lifecycle.assertAlive(operation);
+    } catch (error) {
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the runtime's own error, as it is
+      return Promise.reject(error);
+    }
     if (this.bound) return this.query(this.bound, sql, params);
     const direct = this.direct;
-    if (direct) {
-      const statement = async (): Promise<QueryResult> => {
-        const { records, affected } = await direct(sql, params);
-        return { raw: records, records, affected };
-      };
-      // better-sqlite3 runs a statement synchronously: with no transaction open or waiting
-      // on the connection, it cannot interleave with one, so it need not queue at the gate.
+    if (!direct) {
       return this.retrying(operation, () =>
-        this.dialect === 'sqlite' && this.gate.holders === 0
-          ? statement()
-          : this.serialized(statement),
+        this.serialized(async () => {
+          const runner = this.dataSource.createQueryRunner();
+          try {
+            return await this.query(runner, sql, params);
+          } finally {
+            await runner.release();
+          }
+        }),
       );
     }
-    return this.retrying(operation, () =>
-      this.serialized(async () => {
-        const runner = this.dataSource.createQueryRunner();
-        try {
-          return await this.query(runner, sql, params);
-        } finally {
-          await runner.release();
-        }
-      }),
-    );
+    // better-sqlite3 runs a statement synchronously: with no transaction open or waiting on
+    // the connection, it cannot interleave with one, so it need not queue at the gate.
+    const once = (): Promise<QueryResult> =>
+      this.dialect === 'sqlite' && this.gate.holders === 0
+        ? direct(sql, params)
+        : this.serialized(() => direct(sql, params));
+    const started = Date.now();
+    return once().catch((error: unknown) => this.retryAfter(operation, error, once, started));
   }
 
   /**
@@ -136,17 +143,31 @@ export class StoreConnection {
   /** Retries `work` through transient failures until the retry timeout; names the operation. */
   private async retrying<T>(operation: string, work: () => Promise<T>): Promise<T> {
     const started = Date.now();
+    try {
+      return await work();
+    } catch (error) {
+      return this.retryAfter(operation, error, work, started);
+    }
+  }
+
+  /** `work`, started at `started`, failed with `error`: runs it again while that is transient. */
+  private async retryAfter<T>(
+    operation: string,
+    error: unknown,
+    work: () => Promise<T>,
+    started: number,
+  ): Promise<T> {
     for (let delay = FIRST_DELAY_MS; ; delay = Math.min(delay * 2, MAX_DELAY_MS)) {
+      if (!isTransientStoreError(error) || Date.now() - started + delay > this.retry.timeoutMs) {
+        throw this.wrap(operation, error);
+      }
+      this.lifecycle.assertAlive(operation);
+      await new Promise((resolve) => setTimeout(resolve, delay * (0.5 + Math.random() / 2)));
+      this.lifecycle.assertAlive(operation);
       try {
         return await work();
-      } catch (error) {
-        const transient = isTransientStoreError(error);
-        if (!transient || Date.now() - started + delay > this.retry.timeoutMs) {
-          throw this.wrap(operation, error);
-        }
-        this.lifecycle.assertAlive(operation);
-        await new Promise((resolve) => setTimeout(resolve, delay * (0.5 + Math.random() / 2)));
-        this.lifecycle.assertAlive(operation);
+      } catch (next) {
+        error = next;
       }
     }
   }

@@ -189,6 +189,9 @@ describe.each(ALL_BACKENDS)('@Retry on %s', (backend) => {
     const run = await handle.describe();
     expect(run).toMatchObject({ status: 'waiting', owner: null });
     expect(run.wakeAt!.getTime()).toBe(failedAt + 10 * 60_000);
+    // Another connection may read the stored status before the run's own write is answered
+    // and the event emitted.
+    await waitFor(() => Promise.resolve(waitingEvents.length > 0));
     expect(waitingEvents).toEqual([
       { runId: `slow-${q}`, workflow: 'buy-slowly', wakeAt: failedAt + 600_000 },
     ]);

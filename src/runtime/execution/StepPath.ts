@@ -44,7 +44,7 @@ export class StepPath {
 
   async call(scope: RunScope, seq: number, call: MethodCall): Promise<unknown> {
     const { run } = scope;
-    const { replay, outcomes, hooks, clock, events } = this.parts;
+    const { replay, outcomes, hooks, events } = this.parts;
     const step = call.plan.step!;
     run.assertRunnable();
     if (this.parts.lifecycle.isClosing) await this.parts.handOver.atBoundary(run);
@@ -60,62 +60,57 @@ export class StepPath {
     };
     hooks.beforeStep?.(point);
     if (run.needsFlush()) await run.flush();
-    const startedAt = clock.now();
-    const { key, custom } = call.plan.keyOf(run.runId, seq, call.args);
-    const write: StepWrite = {
-      run,
-      seq,
-      name: step.name,
-      key,
-      storedKey: custom ? key : null,
-      startedAt,
-      target: call.plan.target,
-    };
+    const write = this.stepWrite(run, seq, call);
     const writer = this.parts.writers[call.plan.writer];
     const taken = writer.begin ? await writer.begin(write) : undefined;
     if (taken !== undefined) return outcomes.deduplicated(write, taken);
     events.emit('step.started', { runId: run.runId, seq, step: step.name });
-    return this.attemptAndRecord(scope, call, writer, write, point);
-  }
-
-  /** Runs the attempts, then writes the one checkpoint (or parks the run at this step). */
-  private async attemptAndRecord(
-    scope: RunScope,
-    call: MethodCall,
-    writer: CheckpointWriter,
-    write: StepWrite,
-    point: StepHookPoint,
-  ): Promise<unknown> {
-    const { replay, outcomes, hooks, clock } = this.parts;
-    const { run, seq, name, startedAt } = write;
+    // One async frame for the whole step: the attempts, then the one checkpoint write.
     const outcome = await this.parts.attempts.run({
       run,
       point,
       policy: call.plan.retry,
-      timeoutMs: call.plan.step!.timeoutMs,
+      timeoutMs: step.timeoutMs,
       storedKey: write.storedKey,
-      limiter: call.plan.step!.limiter,
+      limiter: step.limiter,
       body: (attempt, signal) => this.body(scope, call, writer, write, attempt, signal),
     });
-    this.parts.lifecycle.assertAlive(`record step "${name}"`);
+    this.parts.lifecycle.assertAlive(`record step "${write.name}"`);
     // A completed step is never executed again: the chunks it streamed are stored first.
     if (run.hasPendingBuffers()) await run.flushBuffers();
     if (outcome.ok && outcome.value instanceof CommittedWithBody) {
       hooks.afterCommit?.(point);
       const { value, row } = outcome.value;
-      return this.finish(run, seq, name, { ok: true, value }, row.startedAt, row.finishedAt);
+      return this.finish(run, seq, write.name, { ok: true, value }, row.startedAt, row.finishedAt);
     }
     hooks.afterEffect?.(point);
     if (outcome.park) {
       await writer.abandon(write);
       return outcomes.park(run, seq, (outcome as { error: unknown }).error);
     }
-    const built = replay.build(run, seq, name, outcome, outcome.attempts, startedAt, clock.now());
+    const { startedAt, name } = write;
+    const now = this.parts.clock.now();
+    const built = replay.build(run, seq, name, outcome, outcome.attempts, startedAt, now);
     const row = withKey(built.row, write.storedKey);
     const stored = await writer.write(write, row);
     hooks.afterCommit?.(point);
     if (stored !== row) return replay.replay(run, seq, name, stored);
     return this.finish(run, seq, name, built.settled, startedAt, stored.finishedAt);
+  }
+
+  /** What the writer needs to know of this step; its key is computed here, once. */
+  private stepWrite(run: RunState, seq: number, call: MethodCall): StepWrite {
+    const startedAt = this.parts.clock.now();
+    const { key, custom } = call.plan.keyOf(run.runId, seq, call.args);
+    return {
+      run,
+      seq,
+      name: call.plan.step!.name,
+      key,
+      storedKey: custom ? key : null,
+      startedAt,
+      target: call.plan.target,
+    };
   }
 
   /** One attempt of the body, in the step's scope (and transaction, for transactional steps). */

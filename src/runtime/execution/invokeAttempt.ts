@@ -9,18 +9,31 @@ export type Settled = { ok: true; value: unknown } | { ok: false; error: unknown
  * cancelled or the attempt times out. A timed-out attempt settles as `StepTimeoutError`
  * (transient); whatever the body returns later is discarded.
  */
-export async function invokeAttempt(
+export function invokeAttempt(
   body: (signal: AbortSignal) => Promise<unknown>,
   options: { step: string; timeoutMs: number | undefined; clock: Clock; cancellation: AbortSignal },
 ): Promise<Settled> {
-  if (options.timeoutMs === undefined) {
-    // No deadline of its own: the run's cancellation signal is the attempt's signal.
-    try {
-      return { ok: true, value: await body(options.cancellation) };
-    } catch (error) {
-      return { ok: false, error };
-    }
+  if (options.timeoutMs !== undefined) return withDeadline(body, options, options.timeoutMs);
+  // No deadline of its own: the run's cancellation signal is the attempt's signal. No async
+  // frame either: this is every plain step's path.
+  let work: Promise<unknown>;
+  try {
+    work = Promise.resolve(body(options.cancellation));
+  } catch (error) {
+    return Promise.resolve({ ok: false, error });
   }
+  return work.then(
+    (value): Settled => ({ ok: true, value }),
+    (error: unknown): Settled => ({ ok: false, error }),
+  );
+}
+
+/** An attempt that times out after `timeoutMs`, or ends early when the run is cancelled. */
+async function withDeadline(
+  body: (signal: AbortSignal) => Promise<unknown>,
+  options: { step: string; clock: Clock; cancellation: AbortSignal },
+  timeoutMs: number,
+): Promise<Settled> {
   const attempt = new AbortController();
   const onCancel = (): void => attempt.abort(options.cancellation.reason);
   if (options.cancellation.aborted) onCancel();
@@ -28,19 +41,14 @@ export async function invokeAttempt(
   const timer = new AbortController();
   try {
     const work = body(attempt.signal);
-    const racers: Array<Promise<unknown>> = [work];
-    if (options.timeoutMs !== undefined) {
-      const timeoutMs = options.timeoutMs;
-      const timeout = options.clock.sleep(timeoutMs, timer.signal).then(() => {
-        const error = new StepTimeoutError(options.step, timeoutMs);
-        attempt.abort(error);
-        throw error;
-      });
-      timeout.catch(() => undefined);
-      racers.push(timeout);
-    }
+    const timeout = options.clock.sleep(timeoutMs, timer.signal).then(() => {
+      const error = new StepTimeoutError(options.step, timeoutMs);
+      attempt.abort(error);
+      throw error;
+    });
+    timeout.catch(() => undefined);
     work.catch(() => undefined);
-    return { ok: true, value: await Promise.race(racers) };
+    return { ok: true, value: await Promise.race([work, timeout]) };
   } catch (error) {
     return { ok: false, error };
   } finally {

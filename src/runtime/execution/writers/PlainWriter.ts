@@ -3,14 +3,17 @@ import type { RunStore } from '../../../store/RunStore';
 import type { CheckpointWriter, StepWrite } from './CheckpointWriter';
 
 /** Inserts the checkpoint of `run`, through a store that may be bound to a transaction. */
-export async function insertCheckpoint(
+export function insertCheckpoint(
   store: RunStore,
   run: { readonly epoch: number },
   row: StepRow,
 ): Promise<StepRow> {
-  if ((await store.insertStep(row, run.epoch)) === 'inserted') return row;
-  // Another process stored this seq first (a fenced-out writer): its outcome wins.
-  return (await store.loadStep(row.runId, row.seq)) ?? row;
+  return store.insertStep(row, run.epoch).then((result) =>
+    result === 'inserted'
+      ? row
+      : // Another process stored this seq first (a fenced-out writer): its outcome wins.
+        store.loadStep(row.runId, row.seq).then((stored) => stored ?? row),
+  );
 }
 
 /** The usual step: its outcome is one fenced insert, nothing before the body. */
