@@ -23,14 +23,16 @@ const DIALECTS = {
     parameters: [...MYSQL_TLS_PARAMETERS, 'poolSize'],
     spellings: MYSQL_TLS_PARAMETERS.map((p) => p.replace('-', '_')),
     readTls: mysqlTlsRequest,
-    extra: { charset: 'utf8mb4_general_ci' },
+    options: { charset: 'utf8mb4_general_ci' },
   },
   postgres: {
     port: 5432,
     parameters: [...POSTGRES_TLS_PARAMETERS, 'poolSize'],
     spellings: [],
     readTls: postgresTlsRequest,
-    extra: {},
+    // One connection stays open: above `min`, node-postgres's pool arms an idle timer on
+    // every release, which is every checkpoint.
+    options: { extra: { min: 1 } },
   },
 } as const;
 
@@ -71,7 +73,7 @@ export function serverUrlOptions(text: string, type: 'mysql' | 'postgres'): Serv
     password: url.password,
     database: url.database,
     ...(poolSize ? { poolSize: Number(poolSize.value) } : {}),
-    ...dialect.extra,
+    ...dialect.options,
   } as DataSourceOptions;
   if (!tls) return { options: base, shown };
   const options = { ...base, ssl: driverTls(tls, type) } as DataSourceOptions;
