@@ -3,10 +3,16 @@
  * opens it, warms it up, then for each N times the same N plain async calls (the baseline)
  * and one durable run, counting its statements. Prints one line, `RESULT <json>`.
  *
+ * With `--serve` instead of N, it stays open after the warm-up and answers each line
+ * `run <n>` on stdin with one `BLOCK <json>` line (a {@link Block}), until stdin ends: the
+ * paired floor ratio alternates two such processes block by block (pairedRatio.ts).
+ *
  * Usage (from run.ts): node -r @swc-node/register bench/perStepChild.ts <dir> <key> <n>...
+ *                      node -r @swc-node/register bench/perStepChild.ts <dir> <key> --serve
  */
 import 'reflect-metadata';
 import { performance } from 'node:perf_hooks';
+import { createInterface } from 'node:readline';
 import { installCounters, since, snapshot, type StatementCounts } from './lib/counter';
 import { baseline } from './lib/workload';
 import { perStepSystems, systemKey } from './perStepSystems';
@@ -24,6 +30,27 @@ export interface ChildResult {
   readonly storedBytes?: number;
 }
 
+/** One block of a served child: `n` steps, and the same `n` plain async calls before it. */
+export interface Block {
+  readonly n: number;
+  readonly baseline: number;
+  readonly ms: number;
+}
+
+/** Answers `run <n>` lines until stdin ends (see the top of this file). */
+async function serve(run: (n: number) => Promise<string>): Promise<void> {
+  process.stdout.write('READY\n');
+  for await (const line of createInterface({ input: process.stdin })) {
+    const n = Number(/^run (\d+)$/.exec(line)?.[1]);
+    if (!n) throw new Error(`expected "run <n>", got "${line}"`);
+    const base = await baseline(n);
+    const start = performance.now();
+    await run(n);
+    const block: Block = { n, baseline: base, ms: performance.now() - start };
+    process.stdout.write(`BLOCK ${JSON.stringify(block)}\n`);
+  }
+}
+
 async function main(): Promise<void> {
   const [dir, key, ...ns] = process.argv.slice(2);
   installCounters();
@@ -33,6 +60,7 @@ async function main(): Promise<void> {
   await system.open();
   try {
     await system.run(50); // warm-up: JIT, statement caches, pools
+    if (ns[0] === '--serve') return await serve((n) => system.run(n));
     const runs: ChildResult['runs'] = [];
     for (const n of ns.map(Number)) {
       const base = await baseline(n);

@@ -10,8 +10,8 @@ import { MARIADB_DB, POSTGRES_DB, SQLITE_FULL, quiet, withQueryLogger } from './
 
 /**
  * waymark's own step INSERT, captured from its TypeORM logger and replayed through the raw
- * driver the way waymark sends it (prepared on SQLite, text protocol on MariaDB, a named
- * statement on PostgreSQL), with nothing else: what the statement's shape costs, apart from
+ * driver the way waymark sends it (prepared on SQLite and MariaDB, a named statement on
+ * PostgreSQL), with nothing else: what the statement's shape costs, apart from
  * waymark's JavaScript. A diagnostic row, not a target.
  */
 export class StepInsertSystem implements System {
@@ -62,7 +62,8 @@ export class StepInsertSystem implements System {
       const insert = this.sqlite.prepare(this.sql);
       for (let i = 0; i < steps; i++) insert.run(...params());
     } else if (this.mysql) {
-      for (let i = 0; i < steps; i++) await this.mysql.query(this.sql, params());
+      for (let i = 0; i < steps; i++)
+        await this.mysql.execute(this.sql, params() as Array<string | number | null>);
     } else {
       for (let i = 0; i < steps; i++)
         await this.pg!.query({ name: 'bench_step_insert', text: this.sql, values: params() });
