@@ -1,24 +1,17 @@
 import Database from 'better-sqlite3';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from './support/compileWithTsc';
-import { readmeBlock } from './support/readme';
+import { readmeBlock, scriptFolder } from './support/readme';
 
 const HEADING = 'Queues and limiters';
 
 describe(`README "${HEADING}"`, () => {
-  let dir: string;
-  beforeAll(() => {
-    // Inside the project, so the script resolves its packages (and `waymark`) like a user's file.
-    const scratch = join(ROOT, 'test', 'package', '.tmp');
-    mkdirSync(scratch, { recursive: true });
-    dir = mkdtempSync(join(scratch, 'readme-queues-'));
-  });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const folder = scriptFolder('readme-queues');
 
   it('runs as written: the run goes through the queue with its tenant as key, and prints what the comment says', () => {
-    const file = join(dir, 'waymark.db');
+    const file = join(folder(), 'waymark.db');
     const block = readmeBlock(HEADING, 'ts').replace(
       "'sqlite:./waymark.db'",
       JSON.stringify(`sqlite:${file}`),
@@ -35,7 +28,7 @@ describe(`README "${HEADING}"`, () => {
       '}',
       'void main();',
     ];
-    const path = join(dir, 'queues.ts');
+    const path = join(folder(), 'queues.ts');
     writeFileSync(path, script.join('\n'));
 
     const output = execFileSync(process.execPath, ['-r', '@swc-node/register', path], {

@@ -1,23 +1,16 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from './support/compileWithTsc';
-import { readmeBlock } from './support/readme';
+import { readmeBlock, scriptFolder } from './support/readme';
 
 const HEADING = 'Schedules, deadlines, fan-out and retention';
 
 describe(`README "${HEADING}"`, () => {
-  let dir: string;
-  beforeAll(() => {
-    // Inside the project, so the script resolves its packages (and `waymark`) like a user's file.
-    const scratch = join(ROOT, 'test', 'package', '.tmp');
-    mkdirSync(scratch, { recursive: true });
-    dir = mkdtempSync(join(scratch, 'readme-schedules-'));
-  });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const folder = scriptFolder('readme-schedules');
 
   it('runs as written: the schedule is stored, the delayed run waits, the fan-out returns in order', () => {
-    const database = `sqlite:${join(dir, 'waymark.db')}`;
+    const database = `sqlite:${join(folder(), 'waymark.db')}`;
     const block = readmeBlock(HEADING, 'ts').replace(
       "'sqlite:./waymark.db'",
       JSON.stringify(database),
@@ -37,7 +30,7 @@ describe(`README "${HEADING}"`, () => {
       '}',
       'void main();',
     ].join('\n');
-    const file = join(dir, 'schedules.ts');
+    const file = join(folder(), 'schedules.ts');
     writeFileSync(file, script);
     const output = execFileSync(process.execPath, ['-r', '@swc-node/register', file], {
       cwd: ROOT,

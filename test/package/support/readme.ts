@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from './compileWithTsc';
 
@@ -26,4 +26,22 @@ export function readmeBlock(heading: string, lang: string, index = 0): string {
     throw new Error(`README.md section "${heading}" has no ${lang} block #${index}`);
   }
   return block;
+}
+
+/**
+ * A fresh folder for the suite's scripts, removed after it: inside the project, so a script
+ * there resolves its packages (and `waymark`) like a user's file. Call at the top of a
+ * `describe`; the returned function gives the folder once `beforeAll` ran.
+ */
+export function scriptFolder(prefix: string): () => string {
+  let dir: string | undefined;
+  beforeAll(() => {
+    const scratch = join(ROOT, 'test', 'package', '.tmp');
+    mkdirSync(scratch, { recursive: true });
+    dir = mkdtempSync(join(scratch, `${prefix}-`));
+  });
+  afterAll(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+  return () => dir!;
 }
