@@ -55,7 +55,7 @@ export class StepAttempts {
       if (nextAt !== undefined) await this.waitUntil(run, nextAt);
       const attempt = budgetUsed + 1;
       const settled = await this.attempt(plan, attempt);
-      if (settled.ok) return { ok: true, value: settled.value, attempts: attempt };
+      if (settled.ok) return { ...settled, attempts: attempt };
       const { error } = settled;
       if (isProcessAbort(error) || run.cancellation.signal.aborted) throw error;
       if (!policy) return { ok: false, error, attempts: attempt };
@@ -85,12 +85,7 @@ export class StepAttempts {
     this.deps.lifecycle.assertAlive(`run step "${point.step}"`);
     this.deps.hooks.onExecute?.(point);
     const invoke = (): Promise<Settled> => {
-      this.deps.events.emit('step.attempt', {
-        runId: run.runId,
-        seq: point.seq,
-        step: point.step,
-        attempt,
-      });
+      this.deps.events.emit('step.attempt', { ...this.ids(plan), attempt });
       return invokeAttempt((signal) => plan.body(attempt, signal), {
         step: point.step,
         timeoutMs: plan.timeoutMs,

@@ -60,27 +60,18 @@ export class StepReplay {
     startedAt: number,
     finishedAt: number,
   ): BuiltRow {
-    // Rows are written out whole, never spread: one object shape for every row keeps the
-    // step path's property accesses monomorphic.
-    const row = (status: StepRow['status'], output: string): StepRow => ({
-      runId: run.runId,
-      seq,
-      name,
-      status,
-      output,
-      attempts,
-      startedAt,
-      finishedAt,
-    });
+    const base = { runId: run.runId, seq, name, attempts, startedAt, finishedAt };
     if (settled.ok) {
       try {
-        return { row: row('completed', this.codec.encode(settled.value, 'result')), settled };
+        const output = this.codec.encode(settled.value, 'result');
+        return { row: { ...base, status: 'completed', output }, settled };
       } catch (error) {
         if (!isSerializationError(error)) throw error;
         settled = { ok: false, error };
       }
     }
     if (isProcessAbort(settled.error)) throw settled.error;
-    return { row: row('failed', encodeError(this.codec, settled.error)), settled };
+    const output = encodeError(this.codec, settled.error);
+    return { row: { ...base, status: 'failed', output }, settled };
   }
 }
