@@ -44,6 +44,13 @@ describe('database URLs', () => {
     });
   });
 
+  it('a PostgreSQL URL keeps one pooled connection open (no idle timer armed per statement)', () => {
+    expect(dataSourceOptionsFromUrl('postgres://u@db/app?poolSize=4')).toMatchObject({
+      poolSize: 4,
+      extra: { min: 1 },
+    });
+  });
+
   it.each([
     ['', /database URL is empty/],
     ['sqlite:', /names no file/],
