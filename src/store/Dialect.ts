@@ -33,3 +33,10 @@ export function isDuplicateKey(error: unknown): boolean {
     code === '23505'
   );
 }
+
+/** Whether a driver error is a foreign key naming a row that does not exist (MySQL 1452). */
+export function isMissingReference(error: unknown): boolean {
+  const driverError = (error as { driverError?: Record<string, unknown> })?.driverError ?? error;
+  const code = (driverError as Record<string, unknown> | undefined)?.code;
+  return code === 'ER_NO_REFERENCED_ROW_2' || code === 'ER_NO_REFERENCED_ROW';
+}

@@ -1,6 +1,6 @@
 import type { DataSource, EntityManager, QueryResult } from 'typeorm';
 import { LeaseLostError } from '../errors/LeaseLostError';
-import { isDuplicateKey, type DialectName } from './Dialect';
+import { isDuplicateKey, isMissingReference, type DialectName } from './Dialect';
 import {
   toAttemptRow,
   toRunRow,
@@ -109,10 +109,26 @@ export class RunStore {
         return 'inserted' as const;
       },
       (error: unknown) => {
-        if (isDuplicateKey(error)) return 'duplicate' as const;
-        throw error;
+        if (isMissingReference(error)) throw new LeaseLostError(step.runId, epoch);
+        if (!isDuplicateKey(error)) throw error;
+        if (this.dialect !== 'mysql') return 'duplicate' as const;
+        // MySQL checks the key before the fence: a process that lost the run must not take
+        // the new holder's outcome for its own and run on to its next step.
+        return this.holds(step.runId, epoch).then((held) => {
+          if (!held) throw new LeaseLostError(step.runId, epoch);
+          return 'duplicate' as const;
+        });
       },
     );
+  }
+
+  /** Whether `epoch` still holds the run. */
+  private async holds(runId: string, epoch: number): Promise<boolean> {
+    const { records } = await this.exec(`check the lease of run "${runId}"`, this.sql.selectHeld, [
+      runId,
+      epoch,
+    ]);
+    return records.length > 0;
   }
 
   /** Stores the run's outcome and releases it; the one write that ends a run. */

@@ -3,7 +3,7 @@ import { StoreUnavailableError } from '../errors/StoreUnavailableError';
 import { isNoWritableHostError } from '../errors/NoWritableHostError';
 import { WaymarkError } from '../errors/WaymarkError';
 import type { Lifecycle } from '../ground/Lifecycle';
-import { dialectOf, isDuplicateKey, type DialectName } from './Dialect';
+import { dialectOf, isDuplicateKey, isMissingReference, type DialectName } from './Dialect';
 import { directQuery, type DirectQuery } from './DirectDriver';
 import { isTransientStoreError } from './transientStoreError';
 
@@ -181,13 +181,13 @@ export class StoreConnection {
   }
 
   /**
-   * Driver errors become `StoreUnavailableError` naming the operation; duplicates (which
-   * callers handle) and waymark's own errors (a lost lease found in a transaction) stay,
+   * Driver errors become `StoreUnavailableError` naming the operation; duplicates and
+   * missing references (MySQL's step fence), which callers handle, and waymark's own errors (a lost lease found in a transaction) stay,
    * except a host list's "no host accepts writes", which is an outage like any other.
    */
   private wrap(operation: string, error: unknown): unknown {
-    if (isDuplicateKey(error) || (error instanceof WaymarkError && !isNoWritableHostError(error)))
-      return error;
+    if (isDuplicateKey(error) || isMissingReference(error)) return error;
+    if (error instanceof WaymarkError && !isNoWritableHostError(error)) return error;
     return new StoreUnavailableError(operation, error);
   }
 

@@ -12,6 +12,19 @@ const STEP_COLUMNS =
   'seq, name, status, output, attempts, started_at, finished_at, idempotency_key';
 
 /**
+ * MySQL/MariaDB's step insert, fenced by a foreign key instead of `INSERT … SELECT`, which
+ * costs InnoDB about 12% more per step than a plain insert (bench/RESULTS.md). The row names
+ * the run's `(id, epoch)` in `fence_run_id, fence_epoch`; every claim bumps the epoch, which
+ * clears those columns of the rows written under the old one (`ON UPDATE SET NULL`, M0011),
+ * so a process that lost the run fails the key check (1452) and inserts nothing. The check
+ * share-locks the run's key until commit, as the `SELECT` did. Same parameters as the other
+ * dialects' statement: `run_id` is copied from `fence_run_id`, set earlier in the row.
+ */
+const MYSQL_INSERT_STEP =
+  'INSERT INTO waymark_steps (seq, name, status, output, attempts, started_at, finished_at, ' +
+  'idempotency_key, fence_run_id, fence_epoch, run_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, fence_run_id)';
+
+/**
  * Every SQL statement on the hot path, written once with `?` placeholders and adapted to
  * the dialect (PostgreSQL numbers its placeholders and needs types for bare parameters).
  */
@@ -45,14 +58,19 @@ export function statementsFor(dialect: DialectName) {
       pg,
     ),
     // The epoch condition fences a process that lost the run: its write inserts nothing.
-    insertStep: numbered(
-      'INSERT INTO waymark_steps (run_id, seq, name, status, output, attempts, started_at, finished_at, ' +
-        'idempotency_key) ' +
-        `SELECT id, ${typed('integer')}, ${typed('varchar')}, ${typed('varchar')}, ${typed('text')}, ` +
-        `${typed('integer')}, ${typed('bigint')}, ${typed('bigint')}, ${typed('text')} ` +
-        `FROM waymark_runs WHERE id = ? AND epoch = ?${lockShared}`,
-      pg,
-    ),
+    insertStep:
+      dialect === 'mysql'
+        ? MYSQL_INSERT_STEP
+        : numbered(
+            'INSERT INTO waymark_steps (run_id, seq, name, status, output, attempts, started_at, finished_at, ' +
+              'idempotency_key) ' +
+              `SELECT id, ${typed('integer')}, ${typed('varchar')}, ${typed('varchar')}, ${typed('text')}, ` +
+              `${typed('integer')}, ${typed('bigint')}, ${typed('bigint')}, ${typed('text')} ` +
+              `FROM waymark_runs WHERE id = ? AND epoch = ?${lockShared}`,
+            pg,
+          ),
+    // Whether `epoch` still holds the run: asked only when a fenced insert found its seq taken.
+    selectHeld: numbered('SELECT 1 AS held FROM waymark_runs WHERE id = ? AND epoch = ?', pg),
     insertAttempt: numbered(
       'INSERT INTO waymark_attempts (run_id, seq, attempt, name, status, error, failed_at, next_at, ' +
         'idempotency_key) ' +

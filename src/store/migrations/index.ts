@@ -9,6 +9,7 @@ import { M0007AddKeysAndParkedReasons } from './M0007AddKeysAndParkedReasons';
 import { M0008AddStreams } from './M0008AddStreams';
 import { M0009AddQueuesAndLimiters } from './M0009AddQueuesAndLimiters';
 import { M0010AddSchedulesAndDeadlines } from './M0010AddSchedulesAndDeadlines';
+import { M0011FenceStepsByKey } from './M0011FenceStepsByKey';
 
 /**
  * waymark's schema migrations, oldest first. Applied by the runtime unless
@@ -26,4 +27,5 @@ export const waymarkMigrations: ReadonlyArray<new () => MigrationInterface> = [
   M0008AddStreams,
   M0009AddQueuesAndLimiters,
   M0010AddSchedulesAndDeadlines,
+  M0011FenceStepsByKey,
 ];
