@@ -99,6 +99,13 @@ describe('workers on different nodes of a 3-node Galera cluster', () => {
         workers[0].events('step.completed', runId).length === 0;
       expect({ runId, starts: handedOverFresh ? 1 : starts.length }).toEqual({ runId, starts: 1 });
     }
+    const perWorker = workers.map(
+      (w, i) =>
+        `worker ${i + 1}: ${w.events('run.started').length} started, ` +
+        `${w.events('run.resumed').length} resumed, ${w.events('step.completed').length} steps, ` +
+        `${w.child.stderr.split('\n').filter(Boolean).length} stderr lines`,
+    );
+    process.stderr.write(`figures: ${perWorker.join('; ')}\n`);
     const committedOn = workers.map((w, i) => ({
       worker: i + 1,
       committed: w.events('step.completed').length > 0,

@@ -75,6 +75,8 @@ describe('PostgreSQL with a synchronous standby: the primary is SIGKILLed mid-ru
   it('the workers reconnect to the promoted standby by themselves', async () => {
     const { workers, killAt } = evidence!;
     for (const worker of workers) {
+      // A worker that died in the failover is a failure of its own: show what it printed.
+      if (!worker.child.running) throw worker.child.failure('died during the failover');
       expect(worker.events('ready')[0].fields[1]).toBe('127.0.0.1:5433');
       expect(await worker.server()).toBe('127.0.0.1:5434');
     }
