@@ -110,7 +110,8 @@ describe('workers on different nodes of a 3-node Galera cluster', () => {
       worker: i + 1,
       committed: w.events('step.completed').length > 0,
     }));
-    expect(committedOn).toEqual([1, 2, 3].map((worker) => ({ worker, committed: true })));
+    const idle = committedOn.find((w) => !w.committed);
+    if (idle) throw workers[idle.worker - 1].child.failure('committed no step');
   });
 
   it('each step body ran once: fenced checkpoints, across nodes, through sleeps, signals and the hand-over', () => {

@@ -1,7 +1,8 @@
 import { DataSource } from 'typeorm';
 import { LeaseLostError, dataSourceOptionsFromUrl } from 'waymark';
 import { Lifecycle } from '../../src/ground/Lifecycle';
-import { Leases, type LeaseHolder } from '../../src/store/Leases';
+import type { LeaseHolder } from '../../src/ground/ProcessIdentity';
+import { Leases } from '../../src/store/Leases';
 import { Migrator } from '../../src/store/Migrator';
 import { newRunRowOf, type StepRow } from '../../src/store/rows';
 import { RunStore } from '../../src/store/RunStore';
