@@ -71,8 +71,8 @@ export function directQuery(dataSource: DataSource): DirectQuery | undefined {
     case 'mariadb': {
       const pool = driver.pool as MysqlPool | undefined;
       if (!pool) return undefined;
-      // Writes go as prepared statements: the server parses and plans a step's
-      // INSERT … SELECT once per connection instead of once per step. Reads stay on the
+      // Writes go as prepared statements: the server parses a step's INSERT once per
+      // connection instead of once per step. Reads stay on the
       // text protocol, whose result types TypeORM's options (big numbers, dates) shape.
       const execute = pool.execute?.bind(pool);
       const query = pool.query.bind(pool);

@@ -4,6 +4,7 @@ import { Lifecycle } from '../../src/ground/Lifecycle';
 import type { LeaseHolder } from '../../src/ground/ProcessIdentity';
 import { Leases } from '../../src/store/Leases';
 import { Migrator } from '../../src/store/Migrator';
+import { waymarkMigrations } from '../../src/store/migrations';
 import { newRunRowOf, type StepRow } from '../../src/store/rows';
 import { RunStore } from '../../src/store/RunStore';
 import { StoreConnection } from '../../src/store/StoreConnection';
@@ -145,4 +146,63 @@ describe.each(ALL_BACKENDS)('step checkpoints fenced by the claim on %s', (backe
       );
     });
   }
+});
+
+describe('M0011FenceStepsByKey on a MariaDB database that already holds steps', () => {
+  let db: TestDatabase;
+  let dataSource: DataSource;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('mariadb');
+    dataSource = await new DataSource(dataSourceOptionsFromUrl(db.url)).initialize();
+  });
+
+  afterAll(async () => {
+    await dataSource?.destroy();
+    await db?.drop();
+  });
+
+  it('keeps the stored steps, and fences the writes that follow', async () => {
+    const before = waymarkMigrations.filter((m) => new m().name !== 'M0011FenceStepsByKey');
+    expect(before).toHaveLength(waymarkMigrations.length - 1);
+    await new Migrator(dataSource, before).migrate();
+    const store = new RunStore(
+      new StoreConnection(dataSource, new Lifecycle(), { timeoutMs: 10_000 }),
+    );
+    const now = Date.now();
+    await store.insertRun(
+      newRunRowOf({
+        id: 'old',
+        workflow: 'fence',
+        version: null,
+        args: '[]',
+        epoch: 0,
+        createdAt: now,
+      }),
+    );
+    const leases = new Leases(store);
+    const claim = async (owner: string): Promise<number> => {
+      const run = (await store.loadRun('old'))!;
+      return (await leases.claim(run, holder(owner), `${owner}-t`, now + LEASE_MS, now))!.epoch;
+    };
+    const first = await claim('before');
+    // Written by the statement of the version before M0011.
+    await dataSource.query(
+      'INSERT INTO waymark_steps (run_id, seq, name, status, output, attempts, started_at) ' +
+        "VALUES ('old', 0, 'step-0', 'completed', '\"kept\"', 1, ?)",
+      [now],
+    );
+
+    await new Migrator(dataSource).migrate();
+    await expect(store.insertStep(stepRow('old', 1, '"new"'), first)).resolves.toBe('inserted');
+    const second = await claim('after');
+    await expect(store.insertStep(stepRow('old', 2, '"stale"'), first)).rejects.toBeInstanceOf(
+      LeaseLostError,
+    );
+    await expect(store.insertStep(stepRow('old', 2, '"current"'), second)).resolves.toBe(
+      'inserted',
+    );
+    const history = await store.loadHistory('old');
+    expect(history.steps.map((s) => s.output)).toEqual(['"kept"', '"new"', '"current"']);
+  });
 });

@@ -31,10 +31,17 @@ export class M0011FenceStepsByKey implements MigrationInterface {
     }
     const steps = await queryRunner.getTable('waymark_steps');
     if (!steps?.foreignKeys.some((key) => key.name === FENCE_KEY)) {
-      await queryRunner.query(
-        `ALTER TABLE waymark_steps ADD CONSTRAINT ${FENCE_KEY} FOREIGN KEY (fence_run_id, fence_epoch) ` +
-          'REFERENCES waymark_runs (id, epoch) ON UPDATE SET NULL ON DELETE SET NULL',
-      );
+      // The new columns are NULL in every row, so there is nothing to check; unchecked, MySQL
+      // adds the key in place instead of copying a large table of steps.
+      await queryRunner.query('SET SESSION foreign_key_checks = 0');
+      try {
+        await queryRunner.query(
+          `ALTER TABLE waymark_steps ADD CONSTRAINT ${FENCE_KEY} FOREIGN KEY (fence_run_id, fence_epoch) ` +
+            'REFERENCES waymark_runs (id, epoch) ON UPDATE SET NULL ON DELETE SET NULL',
+        );
+      } finally {
+        await queryRunner.query('SET SESSION foreign_key_checks = 1');
+      }
     }
   }
 
