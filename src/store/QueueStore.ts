@@ -68,7 +68,9 @@ export class QueueStore {
         const rank = new Map(ids.map((id, i) => [id, i]));
         return records.map(toRunRow).sort((a, b) => rank.get(a.id)! - rank.get(b.id)!);
       },
-      { retry: true },
+      // Lost to a claim on another Galera node: those runs are taken; the next poll looks
+      // again at once, where a retry would wait out a growing backoff and starve this worker.
+      { retry: true, lostRace: () => [] },
     );
   }
 

@@ -234,7 +234,7 @@ export class RunStore {
   async transaction<T>(
     operation: string,
     work: (tx: RunStore, manager: EntityManager) => Promise<T>,
-    options: { retry?: boolean; userWork?: boolean } = {},
+    options: { retry?: boolean; userWork?: boolean; lostRace?: () => T } = {},
   ): Promise<T> {
     return this.db.transaction(
       operation,

@@ -84,20 +84,30 @@ export class StoreConnection {
    * EntityManager, for a transactional step's own writes). With `retry`, a transaction that
    * failed on a lost connection is run again whole; `work` must then be safe to repeat.
    * With `userWork` (a transactional step's body runs in it), errors reach the caller as
-   * thrown: a failed business insert is the step's failure, not an outage.
+   * thrown: a failed business insert is the step's failure, not an outage. With `lostRace`,
+   * a transaction rolled back by a deadlock (on Galera: another node's write won
+   * certification) ends with what it returns instead of being run again after a backoff.
    */
   async transaction<T>(
     operation: string,
     work: (tx: StoreConnection, manager: EntityManager) => Promise<T>,
-    options: { retry?: boolean; userWork?: boolean } = {},
+    options: { retry?: boolean; userWork?: boolean; lostRace?: () => T } = {},
   ): Promise<T> {
     this.lifecycle.assertAlive(operation);
-    const once = (): Promise<T> =>
+    const run = (): Promise<T> =>
       this.dialect === 'sqlite'
         ? this.serialized(() => this.sqliteTransaction(work))
         : this.dataSource.transaction((manager) =>
             work(this.boundTo(manager.queryRunner!), manager),
           );
+    const { lostRace } = options;
+    const once = lostRace
+      ? () =>
+          run().catch((error: unknown) => {
+            if (isLockConflict(error)) return lostRace();
+            throw error;
+          })
+      : run;
     if (this.bound) return work(this, this.bound.manager);
     if (options.userWork) return once();
     return options.retry ? this.retrying(operation, once) : this.named(operation, once);
@@ -206,4 +216,11 @@ export class StoreConnection {
       release();
     }
   }
+}
+
+/** A deadlock or serialization failure: another transaction won the rows this one wanted. */
+function isLockConflict(error: unknown): boolean {
+  const driverError = (error as { driverError?: unknown })?.driverError ?? error;
+  const code = (driverError as { code?: unknown } | undefined)?.code;
+  return code === 'ER_LOCK_DEADLOCK' || code === '40P01' || code === '40001';
 }

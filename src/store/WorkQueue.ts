@@ -86,7 +86,9 @@ export class WorkQueue {
         );
         return claimed.records.map(toRunRow);
       },
-      { retry: true },
+      // Lost to a claim on another Galera node: those runs are taken; the next poll looks
+      // again at once, where a retry would wait out a growing backoff and starve this worker.
+      { retry: true, lostRace: () => [] },
     );
   }
 
