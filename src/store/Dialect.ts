@@ -22,10 +22,15 @@ export function dialectOf(dataSource: DataSource): DialectName {
   }
 }
 
+/** The driver's code (`ER_DUP_ENTRY`, `23505`, …) of an error, unwrapped from TypeORM's. */
+function driverCode(error: unknown): unknown {
+  const driverError = (error as { driverError?: unknown } | null)?.driverError ?? error;
+  return (driverError as { code?: unknown } | null | undefined)?.code;
+}
+
 /** Whether a driver error is a primary-key or unique-index violation. */
 export function isDuplicateKey(error: unknown): boolean {
-  const driverError = (error as { driverError?: Record<string, unknown> })?.driverError ?? error;
-  const code = (driverError as Record<string, unknown> | undefined)?.code;
+  const code = driverCode(error);
   return (
     code === 'SQLITE_CONSTRAINT_PRIMARYKEY' ||
     code === 'SQLITE_CONSTRAINT_UNIQUE' ||
@@ -36,7 +41,12 @@ export function isDuplicateKey(error: unknown): boolean {
 
 /** Whether a driver error is a foreign key naming a row that does not exist (MySQL 1452). */
 export function isMissingReference(error: unknown): boolean {
-  const driverError = (error as { driverError?: Record<string, unknown> })?.driverError ?? error;
-  const code = (driverError as Record<string, unknown> | undefined)?.code;
+  const code = driverCode(error);
   return code === 'ER_NO_REFERENCED_ROW_2' || code === 'ER_NO_REFERENCED_ROW';
+}
+
+/** A deadlock or serialization failure: another transaction won the rows this one wanted. */
+export function isLockConflict(error: unknown): boolean {
+  const code = driverCode(error);
+  return code === 'ER_LOCK_DEADLOCK' || code === '40P01' || code === '40001';
 }

@@ -11,7 +11,7 @@ import {
 } from './rows';
 import type { RunStatus } from './RunStatus';
 import { runInsertParams, statementsFor, type Statements } from './statements';
-import type { StoreConnection } from './StoreConnection';
+import type { StoreConnection, TransactionOptions } from './StoreConnection';
 
 /** A run's stored history: step outcomes and failed attempts, each in sequence order. */
 export interface RunHistory {
@@ -234,7 +234,7 @@ export class RunStore {
   async transaction<T>(
     operation: string,
     work: (tx: RunStore, manager: EntityManager) => Promise<T>,
-    options: { retry?: boolean; userWork?: boolean; lostRace?: () => T } = {},
+    options: TransactionOptions<T> = {},
   ): Promise<T> {
     return this.db.transaction(
       operation,

@@ -3,7 +3,13 @@ import { StoreUnavailableError } from '../errors/StoreUnavailableError';
 import { isNoWritableHostError } from '../errors/NoWritableHostError';
 import { WaymarkError } from '../errors/WaymarkError';
 import type { Lifecycle } from '../ground/Lifecycle';
-import { dialectOf, isDuplicateKey, isMissingReference, type DialectName } from './Dialect';
+import {
+  dialectOf,
+  isDuplicateKey,
+  isLockConflict,
+  isMissingReference,
+  type DialectName,
+} from './Dialect';
 import { directQuery, type DirectQuery } from './DirectDriver';
 import { isTransientStoreError } from './transientStoreError';
 
@@ -16,6 +22,13 @@ interface SqliteGate {
 /** How long one operation keeps retrying through a database outage. */
 export interface RetrySettings {
   readonly timeoutMs: number;
+}
+
+/** How {@link StoreConnection.transaction} runs its work; see there. */
+export interface TransactionOptions<T> {
+  readonly retry?: boolean;
+  readonly userWork?: boolean;
+  readonly lostRace?: () => T;
 }
 
 const FIRST_DELAY_MS = 25;
@@ -91,7 +104,7 @@ export class StoreConnection {
   async transaction<T>(
     operation: string,
     work: (tx: StoreConnection, manager: EntityManager) => Promise<T>,
-    options: { retry?: boolean; userWork?: boolean; lostRace?: () => T } = {},
+    options: TransactionOptions<T> = {},
   ): Promise<T> {
     this.lifecycle.assertAlive(operation);
     const run = (): Promise<T> =>
@@ -192,8 +205,9 @@ export class StoreConnection {
 
   /**
    * Driver errors become `StoreUnavailableError` naming the operation; duplicates and
-   * missing references (MySQL's step fence), which callers handle, and waymark's own errors (a lost lease found in a transaction) stay,
-   * except a host list's "no host accepts writes", which is an outage like any other.
+   * missing references (MySQL's step fence), which callers handle, and waymark's own errors
+   * (a lost lease found in a transaction) stay, except a host list's "no host accepts
+   * writes", which is an outage like any other.
    */
   private wrap(operation: string, error: unknown): unknown {
     if (isDuplicateKey(error) || isMissingReference(error)) return error;
@@ -216,11 +230,4 @@ export class StoreConnection {
       release();
     }
   }
-}
-
-/** A deadlock or serialization failure: another transaction won the rows this one wanted. */
-function isLockConflict(error: unknown): boolean {
-  const driverError = (error as { driverError?: unknown })?.driverError ?? error;
-  const code = (driverError as { code?: unknown } | undefined)?.code;
-  return code === 'ER_LOCK_DEADLOCK' || code === '40P01' || code === '40001';
 }
