@@ -70,16 +70,24 @@ export function holderIsAlive(holderProcess: string): boolean {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
   }
-  const current = processStart(pid);
-  return !start || current === undefined || current === start;
+  const stat = processStat(pid);
+  // A process killed but not yet reaped by its parent (a zombie) still answers kill(pid, 0);
+  // under a parent that never reaps, it would hold the run until the lease lapsed.
+  if (stat?.state === 'Z' || stat?.state === 'X') return false;
+  return !start || stat === undefined || stat.start === start;
 }
 
 /** The start time of `pid` in clock ticks since boot (Linux), or undefined elsewhere. */
 function processStart(pid: number): string | undefined {
+  return processStat(pid)?.start;
+}
+
+/** The state letter and start time of `pid` from `/proc/<pid>/stat` (Linux), or undefined. */
+function processStat(pid: number): { state: string; start: string } | undefined {
   const stat = readOr(`/proc/${pid}/stat`, '');
   // The command name (field 2) may hold spaces and parentheses: count from the last ')'.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return fields[19] || undefined;
+  return fields[19] ? { state: fields[0], start: fields[19] } : undefined;
 }
 
 function readOr(path: string, fallback: string): string {
