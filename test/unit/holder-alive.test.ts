@@ -12,8 +12,23 @@ function statOf(pid: number): string[] | undefined {
   }
 }
 
-async function until(check: () => boolean): Promise<void> {
-  while (!check()) await new Promise((resolve) => setTimeout(resolve, 10));
+/** Waits for `check`, failing with `what` (and what /proc said) rather than hanging. */
+async function until(what: string, check: () => boolean, seen: () => unknown): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (!check()) {
+    if (Date.now() > deadline) {
+      throw new Error(`gave up waiting for ${what}; /proc shows ${JSON.stringify(seen())}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+function commandOf(pid: number): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return undefined;
+  }
 }
 
 // A lease held on this host is taken over at once when its holder process is gone. A process
@@ -35,18 +50,38 @@ async function until(check: () => boolean): Promise<void> {
         parent!.stdout!.once('data', (d) => resolve(String(d))),
       ),
     );
-    await until(() => statOf(pid)?.[19] !== undefined);
+    // Until the shell has become `sleep`, it may still reap the holder (dash waits on any
+    // child), and the holder would vanish instead of turning into a zombie.
+    const shell = parent.pid!;
+    await until(
+      'the shell to exec sleep',
+      () => commandOf(shell) === 'sleep',
+      () => commandOf(shell),
+    );
+    await until(
+      'the holder to start',
+      () => statOf(pid)?.[19] !== undefined,
+      () => statOf(pid),
+    );
     const holder = `${pid}:${statOf(pid)![19]}:runtime-1`;
     expect(holderIsAlive(holder)).toBe(true);
 
     process.kill(pid, 'SIGKILL');
-    await until(() => statOf(pid)?.[0] === 'Z');
+    await until(
+      'the holder to be a zombie',
+      () => statOf(pid)?.[0] === 'Z',
+      () => statOf(pid),
+    );
     expect(holderIsAlive(holder)).toBe(false);
   });
 
   it('says a holder whose pid was reused by a later process is gone', async () => {
     parent = spawn('sleep', ['60'], { stdio: 'ignore' });
-    await until(() => statOf(parent!.pid!)?.[19] !== undefined);
+    await until(
+      'sleep to start',
+      () => statOf(parent!.pid!)?.[19] !== undefined,
+      () => statOf(parent!.pid!),
+    );
     const start = statOf(parent.pid!)![19];
     expect(holderIsAlive(`${parent.pid}:${start}:runtime-1`)).toBe(true);
     expect(holderIsAlive(`${parent.pid}:${Number(start) - 1}:runtime-1`)).toBe(false);
