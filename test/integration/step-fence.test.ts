@@ -128,17 +128,18 @@ describe.each(ALL_BACKENDS)('step checkpoints fenced by the claim on %s', (backe
     it('a checkpoint write still open when another process claims the run holds the claim back until it commits', async () => {
       const old = await claimedRun('open-write', 'old');
       let claimed = false;
+      let claim: Promise<unknown> | undefined;
       await store.transaction('record a step as the old holder', async (tx) => {
         expect(await tx.insertStep(stepRow('open-write', 0, '"old"'), old)).toBe('inserted');
         const run = (await store.loadRun('open-write'))!;
         const now = Date.now();
-        const claim = leases.claim(run, holder('new'), 'new-token', now + LEASE_MS, now);
+        claim = leases.claim(run, holder('new'), 'new-token', now + LEASE_MS, now);
         void claim.then(() => (claimed = true));
         // The claim waits on the row the open write's fence holds.
         await new Promise((resolve) => setTimeout(resolve, 300));
         expect(claimed).toBe(false);
       });
-      while (!claimed) await new Promise((resolve) => setTimeout(resolve, 10));
+      await claim;
       const history = await store.loadHistory('open-write');
       expect(history.steps.map((s) => s.output)).toEqual(['"old"']);
       await expect(store.insertStep(stepRow('open-write', 1, '"old"'), old)).rejects.toBeInstanceOf(
