@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { RuntimeClosedError } from '../errors/RuntimeClosedError';
 
 type State = 'open' | 'closing' | 'closed' | 'dead';
@@ -12,6 +13,12 @@ export class Lifecycle {
   private readonly onDeath = new Set<(cause: Error) => void>();
   private readonly stopping = new AbortController();
   private readonly closedCallbacks: Array<() => void> = [];
+
+  constructor() {
+    // Every wait of the runtime listens here while it lasts and removes its listener after:
+    // a hundred callers awaiting runs at once are a hundred listeners, not a leak.
+    setMaxListeners(0, this.stopping.signal);
+  }
 
   /** Aborted when the runtime starts closing or dies: sleepers wake and give up. */
   get signal(): AbortSignal {

@@ -37,7 +37,6 @@ export interface RunsDeps {
   readonly flows: FlowRegistry;
 }
 
-const NEVER = new AbortController().signal;
 const RECOVER_BATCH = 100;
 
 /**
@@ -72,7 +71,7 @@ export class Runs {
   /** Waits until run `runId` ends, wherever it executes. */
   awaitRun(runId: string): Promise<RunOutcome> {
     const { executions, observer } = this.deps;
-    const first = () => executions.find(runId)?.outcome ?? observer.observe(runId, NEVER);
+    const first = () => executions.find(runId)?.outcome ?? observer.observe(runId);
     return this.waiters.await(runId, first);
   }
 

@@ -1,10 +1,14 @@
 import { getEventListeners } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
-import { StepTimeoutError } from 'waymark';
+import { StepTimeoutError, Waymark } from 'waymark';
 import { createTestRuntime, type TestRuntime } from 'waymark/testing';
 import { LongWaits } from '../support/fixtures/LongWaits';
+import { SlowPipeline } from '../support/fixtures/SlowPipeline';
 import { QueryCounter } from '../support/QueryCounter';
 
 /** The runtime's stop signal, whose listeners a long wait must not pile up. */
@@ -64,6 +68,63 @@ describe('waits of days and weeks', () => {
     await runtime.signal(handle.runId, 'approval', 'yes');
     await expect(result).resolves.toMatch(/: yes$/);
   }, 60_000);
+
+  describe('many callers awaiting at once', () => {
+    const CALLERS = 25;
+    let stderr: jest.SpiedFunction<typeof process.stderr.write>;
+    let dir: string;
+
+    // Node warns of a "possible memory leak" on stderr past 10 listeners on one signal: a
+    // user awaiting 25 runs would read that as waymark leaking. (Jest's `process` does not
+    // get the real process's 'warning' events; its stderr is the real one.)
+    beforeEach(() => {
+      stderr = jest.spyOn(process.stderr, 'write');
+      dir = mkdtempSync(join(tmpdir(), 'waymark-callers-'));
+    });
+    afterEach(() => {
+      stderr.mockRestore();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    const leakWarnings = () =>
+      stderr.mock.calls.map(([chunk]) => String(chunk)).filter((t) => t.includes('MaxListeners'));
+
+    it(`${CALLERS} callers awaiting waiting runs get no leak warning, and their listeners go when the waits end`, async () => {
+      runtime = await createTestRuntime({ container: scope });
+      const handles = await Promise.all(
+        Array.from({ length: CALLERS }, () => runtime.start(LongWaits, 'approval', [key(), '7d'])),
+      );
+      const results = handles.map((handle) => handle.result());
+      await settle(300);
+      const stop = stopSignalOf(runtime);
+      expect(getEventListeners(stop, 'abort').length).toBeGreaterThanOrEqual(CALLERS);
+      for (const handle of handles) await runtime.signal(handle.runId, 'approval', 'yes');
+      await expect(Promise.all(results)).resolves.toHaveLength(CALLERS);
+      await settle(0);
+      expect(leakWarnings()).toEqual([]);
+      expect(getEventListeners(stop, 'abort').length).toBeLessThanOrEqual(2);
+    });
+
+    it(`${CALLERS} callers awaiting runs that another runtime executes get no leak warning`, async () => {
+      const database = `sqlite:${join(dir, 'shared.db')}`;
+      runtime = await createTestRuntime({ container: scope, database });
+      // Twenty 25 ms steps a run: the other runtime watches them run for half a second.
+      const held = await Promise.all(
+        Array.from({ length: CALLERS }, () => runtime.start(SlowPipeline, 'run', [key(), 20])),
+      );
+      const watcher = await Waymark.create({ database, container: scope });
+      try {
+        const results = held.map((h) => watcher.handle(h.runId).result());
+        await settle(100);
+        expect(await watcher.handle(held[0].runId).status()).toBe('running');
+        await expect(Promise.all(results)).resolves.toEqual(held.map(() => 190));
+        await settle(0);
+        expect(leakWarnings()).toEqual([]);
+      } finally {
+        await watcher.close({ grace: 0 });
+      }
+    });
+  });
 
   it('a step with a 25-day timeout is not timed out at once', async () => {
     runtime = await createTestRuntime({ container: scope });

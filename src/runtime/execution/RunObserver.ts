@@ -28,7 +28,7 @@ export class RunObserver {
     private readonly self: LeaseHolder,
   ) {}
 
-  async observe(runId: string, stop: AbortSignal): Promise<RunOutcome> {
+  async observe(runId: string, stop?: AbortSignal): Promise<RunOutcome> {
     for (let delay = FIRST_POLL_MS; ; delay = Math.min(delay * 2, MAX_POLL_MS)) {
       this.lifecycle.assertAlive(`wait for run "${runId}"`);
       const row = await this.store.loadRun(runId);
