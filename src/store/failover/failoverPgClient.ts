@@ -30,6 +30,8 @@ export function failoverPgClient(
   > & {
     connect(callback?: ConnectCallback): Promise<unknown> | undefined;
     connectionParameters?: { host: string; port: number };
+    on(event: 'error', listener: (error: Error) => void): unknown;
+    removeListener(event: 'error', listener: (error: Error) => void): unknown;
   };
 
   return class FailoverClient extends Base {
@@ -39,14 +41,29 @@ export function failoverPgClient(
 
     // Both forms of node-postgres's connect(): with a callback (the pool) or a promise.
     connect(callback?: ConnectCallback): Promise<PgClient> | undefined {
+      // node-postgres hands a plain client to the pool in the same tick as its session
+      // starts; this one is connected and then asked whether it takes writes, and until the
+      // pool has it, nobody listens for its 'error'. A server that dies then (a failover:
+      // "terminating connection due to unexpected postmaster exit" can arrive in the same
+      // packet as the answer) would kill the process. The error fails the connect instead.
+      const onError = (error: Error): void => void (this.lostWhileConnecting ??= error);
+      this.on('error', onError);
       const connected = this.connectToTarget().then(() => this as unknown as PgClient);
-      if (!callback) return connected;
-      connected.then(
-        (client) => callback(null, client),
-        (error: Error) => callback(error),
+      const handOver = !callback
+        ? connected
+        : connected.then(
+            (client) => callback(null, client),
+            (error: Error) => callback(error),
+          );
+      // Removed once the caller has the client (the pool adds its own listener then).
+      void handOver.then(
+        () => this.removeListener('error', onError),
+        () => this.removeListener('error', onError),
       );
-      return undefined;
+      return callback ? undefined : connected;
     }
+
+    private lostWhileConnecting: Error | undefined;
 
     private async connectToTarget(): Promise<void> {
       const target = await finder.target(this.waymarkConfig);
@@ -63,9 +80,16 @@ export function failoverPgClient(
         throw error;
       }
       const answer = attrs === 'read-write' ? await this.readOnly(target) : undefined;
-      if (answer === undefined) return;
-      await this.end().catch(() => undefined);
-      throw new NoWritableHostError([{ host: formatHost(target), answer }]);
+      if (answer !== undefined) {
+        await this.end().catch(() => undefined);
+        throw new NoWritableHostError([{ host: formatHost(target), answer }]);
+      }
+      const lost = this.lostWhileConnecting;
+      if (lost) {
+        finder.forget(target);
+        await this.end().catch(() => undefined);
+        throw lost;
+      }
     }
 
     private async readOnly(target: HostAddress): Promise<string | undefined> {
