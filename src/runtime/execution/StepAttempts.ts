@@ -12,6 +12,9 @@ import type { RunState } from './RunState';
 import { RunSuspended } from './RunSuspended';
 import type { StepHookPoint } from './StepHooks';
 
+/** Where a step that has no stored attempts stands: most steps, so it is made once. */
+const NO_ATTEMPTS: AttemptHistory = replayAttempts([], () => undefined);
+
 /** One step call to execute, with what its decorators recorded. */
 export interface AttemptPlan {
   readonly run: RunState;
@@ -43,7 +46,8 @@ export class StepAttempts {
 
   async run(plan: AttemptPlan): Promise<AttemptsOutcome> {
     const { run, point, policy } = plan;
-    const stored = replayAttempts(run.attempts.get(point.seq) ?? [], (row) => this.decode(row));
+    const rows = run.attempts.get(point.seq);
+    const stored = rows ? replayAttempts(rows, (row) => this.decode(row)) : NO_ATTEMPTS;
     let { budgetUsed, nextAt, nextNumber, lastError } = stored;
     const summaries = [...stored.summaries];
     let previousDelay: number | undefined;
@@ -55,7 +59,8 @@ export class StepAttempts {
       if (nextAt !== undefined) await this.waitUntil(run, nextAt);
       const attempt = budgetUsed + 1;
       const settled = await this.attempt(plan, attempt);
-      if (settled.ok) return { ...settled, attempts: attempt };
+      // Written out, not spread (see StepReplay.build): this is every step's return.
+      if (settled.ok) return { ok: true, value: settled.value, attempts: attempt };
       const { error } = settled;
       if (isProcessAbort(error) || run.cancellation.signal.aborted) throw error;
       if (!policy) return { ok: false, error, attempts: attempt };
@@ -85,7 +90,12 @@ export class StepAttempts {
     this.deps.lifecycle.assertAlive(`run step "${point.step}"`);
     this.deps.hooks.onExecute?.(point);
     const invoke = (): Promise<Settled> => {
-      this.deps.events.emit('step.attempt', { ...this.ids(plan), attempt });
+      this.deps.events.emit('step.attempt', {
+        runId: run.runId,
+        seq: point.seq,
+        step: point.step,
+        attempt,
+      });
       return invokeAttempt((signal) => plan.body(attempt, signal), {
         step: point.step,
         timeoutMs: plan.timeoutMs,
