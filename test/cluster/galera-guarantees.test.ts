@@ -18,7 +18,9 @@ const WORKER_NODES = [
 function plan(index: number): OrderPlan {
   return {
     stages: 3,
-    stageMs: 10,
+    // Long enough that the fleet's 100 ms look finds the first worker holding runs: at 10 ms,
+    // on a loaded machine, every look fell between its runs and the SIGTERM never came.
+    stageMs: 40,
     sleep: index % 3 === 0 ? '300ms' : undefined,
     approval: index % 4 === 1,
     invoice: index < 2 * INVOICES ? `inv-${Math.floor(index / 2)}` : undefined,

@@ -8,18 +8,30 @@ import {
   galeraUrl,
   mysqlAdmin,
 } from './support/clusterScript';
+import type { ClusterWorker } from './support/ClusterWorker';
 import { countFleet, type FleetCounts } from './support/FleetChecks';
 import { firstCommitAfter, reportFigures } from './support/figures';
 import { runFleet, stopFleet, type FleetEvidence } from './support/FleetRun';
 
 const RUNS = 100;
-const PLAN: OrderPlan = { stages: 4, stageMs: 5 };
+const PLAN: OrderPlan = { stages: 4, stageMs: 40 };
 const ISOLATED_NODE = 3;
 const WORKER_NODES = [
   [1, 2, 3],
   [2, 3, 1],
   [3, 1, 2],
 ];
+
+/** The worker whose first node is the one cut off. */
+const STRANDED = WORKER_NODES.findIndex((order) => order[0] === ISOLATED_NODE);
+
+/** Whether `worker` holds a run that has not yet started its last two stages. */
+function holdsRunWithStepsToStart(worker: ClusterWorker): boolean {
+  return worker.activeRuns().some((runId) => {
+    const started = worker.events('step.started', runId).map((e) => Number(e.fields[1]));
+    return Math.max(-1, ...started) < PLAN.stages - 2;
+  });
+}
 
 /** Cuts node 3 off from the others (Galera's own switch): it stays up, outside the quorum. */
 function isolate(on: boolean): Promise<void> {
@@ -49,7 +61,11 @@ describe(`Galera node ${ISOLATED_NODE} cut off from the cluster while 3 worker p
       plan: () => PLAN,
       workerOptions: { concurrency: 8, pollInterval: '50ms', leaseDuration: '10s' },
       disruption: {
-        when: (committed) => committed >= RUNS,
+        // The cut lands while the worker on node 3 holds a run with steps still to start:
+        // it keeps that run's lease, so only it can go on with it, through another node.
+        // (Cut between its runs, it may find every run taken by the time it has moved.)
+        when: (committed, workers) =>
+          committed >= RUNS && holdsRunWithStepsToStart(workers[STRANDED]),
         strike: async () => {
           await isolate(true);
           return Date.now();
@@ -80,7 +96,7 @@ describe(`Galera node ${ISOLATED_NODE} cut off from the cluster while 3 worker p
 
   it('the worker on the cut-off node, which answers every statement with WSREP not ready (1047), moves to the next node and goes on', async () => {
     const { workers, killAt } = evidence!;
-    const stranded = workers[WORKER_NODES.findIndex((order) => order[0] === ISOLATED_NODE)];
+    const stranded = workers[STRANDED];
     expect(stranded.events('ready')[0].fields[1]).toBe('127.0.0.1:3313');
     expect(await stranded.server()).toBe('127.0.0.1:3311');
     const moved = firstCommitAfter(evidence!, killAt!, workers.indexOf(stranded));
