@@ -35,6 +35,9 @@ export function failoverPgClient(
   };
 
   return class FailoverClient extends Base {
+    /** An 'error' the session emitted before the caller had it (see connect()). */
+    private lostWhileConnecting: Error | undefined;
+
     constructor(private readonly waymarkConfig: Record<string, unknown>) {
       super(waymarkConfig);
     }
@@ -62,8 +65,6 @@ export function failoverPgClient(
       );
       return callback ? undefined : connected;
     }
-
-    private lostWhileConnecting: Error | undefined;
 
     private async connectToTarget(): Promise<void> {
       const target = await finder.target(this.waymarkConfig);
