@@ -49,7 +49,7 @@ export class LeaseKeeper {
     const claims = executions.claims();
     if (claims.length === 0 || lifecycle.isDead) return;
     try {
-      await leases.renew(claims, clock.now() + leaseMs, clock.now());
+      await leases.renew(claims, leaseMs, clock.now());
       await this.deps.cancelOverdue();
       await this.noticeLostRuns(new Map(claims.map((c) => [c.runId, c.epoch])));
     } catch (error) {

@@ -76,8 +76,8 @@ export class OperatorActions {
   private claim(options: QueueOption): Claim {
     const now = this.deps.clock.now();
     const token = newClaimToken();
-    if (options.queue) return { holder: null, token, leaseUntil: null, now };
-    return { holder: this.deps.self, token, leaseUntil: now + this.deps.leaseMs, now };
+    if (options.queue) return { holder: null, token, leaseMs: null, now };
+    return { holder: this.deps.self, token, leaseMs: this.deps.leaseMs, now };
   }
 
   private continueHere(runId: string, epoch: number, claim: Claim): void {

@@ -53,5 +53,5 @@ export async function pruneRuns(
     throw new InvalidArgumentError('prune(): batchSize', `must be 1 to 10000, got ${batchSize}`);
   }
   const workflows = options.workflow === undefined ? undefined : [options.workflow].flat();
-  return pruner.prune({ before, statuses, workflows, batchSize }, () => clock.now());
+  return pruner.prune({ before, statuses, workflows, batchSize });
 }

@@ -6,7 +6,7 @@ import { WorkflowNotRegisteredError } from '../errors/WorkflowNotRegisteredError
 import type { Clock } from '../ground/Clock';
 import type { Lifecycle } from '../ground/Lifecycle';
 import type { LeaseHolder } from '../ground/ProcessIdentity';
-import type { ClaimToken, Leases } from '../store/Leases';
+import { holderGone, type ClaimToken, type Leases } from '../store/Leases';
 import type { RunRow } from '../store/rows';
 import type { RunStore } from '../store/RunStore';
 import type { WorkQueue } from '../store/WorkQueue';
@@ -123,9 +123,13 @@ export class Runs {
     return resumed;
   }
 
-  /** `running` runs held on this host by processes (or runtimes) that no longer exist. */
-  abandonedHere(): Promise<RunRow[]> {
-    return this.deps.leases.findAbandonedHere(this.deps.self, this.deps.clock.now(), 1000);
+  /**
+   * `running` runs held on this host by processes (or runtimes) that no longer exist — not
+   * runs whose live holder merely let its lease lapse.
+   */
+  async abandonedHere(): Promise<RunRow[]> {
+    const { leases, self } = this.deps;
+    return (await leases.findLapsedHere(self, 1000)).filter((row) => holderGone(row, self));
   }
 
   /** Continues a stored run found due, joining its execution here if there is one. */

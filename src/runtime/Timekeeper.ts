@@ -93,7 +93,7 @@ export class Timekeeper {
         workflows: [name],
         batchSize: 500,
       };
-      deleted += (await pruner.prune(request, () => clock.now())).deleted;
+      deleted += (await pruner.prune(request)).deleted;
     }
     return deleted;
   }

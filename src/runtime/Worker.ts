@@ -144,7 +144,7 @@ export class Worker {
       token,
       limit: free,
       now,
-      leaseUntil: now + leaseMs,
+      leaseMs,
       workflows: this.options.workflows ?? workflowNames(),
       versions: this.options.versions,
     });
@@ -175,7 +175,7 @@ export class Worker {
       token,
       limit,
       now,
-      leaseUntil: now + leaseMs,
+      leaseMs,
       workflows: this.options.workflows ?? workflowNames(),
       versions: this.options.versions,
     });
@@ -183,17 +183,21 @@ export class Worker {
     return rows.length;
   }
 
-  /** Runs held on this host by a process that no longer exists: taken over now, not at expiry. */
+  /**
+   * Runs held on this host by a process that no longer exists: taken over now, not at expiry;
+   * and runs of this process's own whose lease lapsed while no execution here held them (a
+   * claim whose answer was lost with its connection), which other workers' claims leave alone.
+   */
   private async takeOverAbandoned(limit: number): Promise<number> {
     const { leases, self, clock, leaseMs } = this.deps;
     const names = new Set(this.options.workflows ?? workflowNames());
     const versions = this.options.versions;
     let taken = 0;
-    for (const row of await leases.findAbandonedHere(self, clock.now(), limit)) {
+    for (const row of await leases.findLapsedHere(self, limit)) {
       if (!names.has(row.workflow) || (versions && !versions.includes(row.version ?? ''))) continue;
       if (this.deps.executingHere(row.id)) continue;
       const now = clock.now();
-      const claim = await leases.claim(row, self, newClaimToken(), now + leaseMs, now);
+      const claim = await leases.claim(row, self, newClaimToken(), leaseMs, now);
       if (!claim) continue;
       this.execute({ ...row, epoch: claim.epoch, claimToken: claim.token }, claim);
       taken++;

@@ -1,12 +1,14 @@
 import { holderIsAlive, type LeaseHolder } from '../ground/ProcessIdentity';
+import type { DialectName } from './Dialect';
 import { toRunRow, type RunRow } from './rows';
 import type { RunStore } from './RunStore';
-import { numbered, RUN_COLUMNS } from './statements';
+import { serverNowSql, serverTimeAfterSql } from './serverClock';
+import { numbered, runColumns } from './statements';
 
 /** What a run's lease says about who holds it. */
 export type LeaseView = Pick<
   RunRow,
-  'status' | 'owner' | 'leaseExpiresAt' | 'leaseHost' | 'leaseProcess'
+  'status' | 'owner' | 'leaseExpiresAt' | 'leaseExpired' | 'leaseHost' | 'leaseProcess'
 >;
 
 /** One claim of one run: the epoch every write of its execution is fenced by, and its token. */
@@ -17,34 +19,59 @@ export interface ClaimToken {
 }
 
 /**
- * The one definition of "this `running` run may be taken over" by `self`: its lease expired;
- * or it is held on this host by a process (or, in this process, a runtime) that no longer
- * exists; or it is held under `self`'s worker id by a process other than `self` — a previous
- * life of this worker (a restart under the same `workerId`).
+ * The one definition of "this `running` run may be taken over" by `self`: its lease expired
+ * by the database server's clock (`leaseExpired`, computed in SQL as the row was read: no
+ * worker's own clock decides); or its holder is gone ({@link holderGone}).
  */
-export function leaseLapsed(row: LeaseView, now: number, self: LeaseHolder): boolean {
+export function leaseLapsed(row: LeaseView, self: LeaseHolder): boolean {
   if (row.status !== 'running') return false;
-  if (row.leaseExpiresAt === null || row.leaseExpiresAt < now) return true;
-  if (row.leaseProcess === self.process) return false;
+  if (row.leaseExpiresAt === null || row.leaseExpired) return true;
+  return holderGone(row, self);
+}
+
+/**
+ * Whether the holder of a `running` run is gone, whatever its lease says: held on this host by
+ * a process (or, in this process, a runtime) that no longer exists; or held under `self`'s
+ * worker id by a process other than `self` — a previous life of this worker (a restart under
+ * the same `workerId`).
+ */
+export function holderGone(row: LeaseView, self: LeaseHolder): boolean {
+  if (row.status !== 'running' || row.leaseProcess === self.process) return false;
   if (row.leaseHost === self.host && row.leaseProcess !== null) {
     return !holderIsAlive(row.leaseProcess);
   }
   return row.owner === self.owner;
 }
 
-/**
- * The SQL form of the same rule, as far as SQL can tell: a lapsed lease (one parameter, now).
- * Runs held on this host or under this worker id are candidates ({@link CANDIDATE_SQL}) that
- * {@link leaseLapsed} then decides on.
- */
-export const LAPSED_SQL = "(status = 'running' AND lease_expires_at < ?)";
+/** The SQL of leases in one dialect, judged by the server's clock (see {@link leaseLapsed}). */
+export interface LeaseSql {
+  /** A lapsed lease, as far as SQL can tell (no parameters). */
+  readonly lapsed: string;
+  /**
+   * A lapsed lease held by another runtime (one parameter: this runtime's holder process): a
+   * runtime whose own lease ran late (a stalled event loop) does not take its runs from itself.
+   */
+  readonly lapsedElsewhere: string;
+  /**
+   * The columns a claim sets: running, held by a holder under a new epoch and token, leased
+   * for a while on the server's clock (parameters: {@link claimParams}).
+   */
+  readonly claimSet: string;
+}
 
-/**
- * A lapsed lease held by another runtime (parameters: now, this runtime's holder process):
- * a runtime whose own lease ran late (a stalled event loop) does not take its runs from itself.
- */
-export const LAPSED_ELSEWHERE_SQL =
-  "(status = 'running' AND lease_expires_at < ? AND (lease_process IS NULL OR lease_process <> ?))";
+/** {@link LeaseSql} for `dialect`. */
+export function leaseSql(dialect: DialectName): LeaseSql {
+  const now = serverNowSql(dialect);
+  const lapsed = `(status = 'running' AND lease_expires_at < ${now})`;
+  return {
+    lapsed,
+    lapsedElsewhere: `(${lapsed} AND (lease_process IS NULL OR lease_process <> ?))`,
+    claimSet:
+      "status = 'running', owner = ?, lease_host = ?, lease_process = ?, claim_token = ?, " +
+      `epoch = epoch + 1, lease_expires_at = ${serverTimeAfterSql(dialect)}, wake_at = NULL, ` +
+      'waiting_for = NULL, updated_at = ?',
+  };
+}
 
 /** Runs `running` on this host or under this worker id (parameters: host, owner). */
 export const CANDIDATE_SQL = "(status = 'running' AND (lease_host = ? OR owner = ?))";
@@ -52,19 +79,14 @@ export const CANDIDATE_SQL = "(status = 'running' AND (lease_host = ? OR owner =
 /** Runs released until a time that has come (one parameter, now). */
 export const DUE_SQL = "(status = 'waiting' AND wake_at <= ?)";
 
-/** The columns a claim sets: running, held by a holder under a new epoch and token. */
-export const CLAIM_SET =
-  "status = 'running', owner = ?, lease_host = ?, lease_process = ?, claim_token = ?, " +
-  'epoch = epoch + 1, lease_expires_at = ?, wake_at = NULL, waiting_for = NULL, updated_at = ?';
-
-/** Parameters of {@link CLAIM_SET}, in order. */
+/** Parameters of {@link LeaseSql.claimSet}, in order: `leaseMs` is how long the lease lasts. */
 export function claimParams(
   holder: LeaseHolder,
   token: string,
-  leaseUntil: number,
+  leaseMs: number,
   now: number,
 ): unknown[] {
-  return [holder.owner, holder.host, holder.process, token, leaseUntil, now];
+  return [holder.owner, holder.host, holder.process, token, leaseMs, now];
 }
 
 /**
@@ -72,7 +94,11 @@ export function claimParams(
  * write of the execution it replaces) under a token no other claim has.
  */
 export class Leases {
-  constructor(private readonly store: RunStore) {}
+  private readonly lease: LeaseSql;
+
+  constructor(private readonly store: RunStore) {
+    this.lease = leaseSql(store.dialect);
+  }
 
   /**
    * Takes `row` over from whoever held its epoch: one statement. False when another claim
@@ -83,13 +109,13 @@ export class Leases {
     row: RunRow,
     holder: LeaseHolder,
     token: string,
-    leaseUntil: number,
+    leaseMs: number,
     now: number,
   ): Promise<ClaimToken | undefined> {
     const { affected } = await this.store.exec(
       `claim run "${row.id}"`,
-      this.sql(`UPDATE waymark_runs SET ${CLAIM_SET} WHERE id = ? AND epoch = ?`),
-      [...claimParams(holder, token, leaseUntil, now), row.id, row.epoch],
+      this.sql(`UPDATE waymark_runs SET ${this.lease.claimSet} WHERE id = ? AND epoch = ?`),
+      [...claimParams(holder, token, leaseMs, now), row.id, row.epoch],
     );
     const claimed = { runId: row.id, epoch: row.epoch + 1, token };
     if (affected === 1) return claimed;
@@ -97,49 +123,57 @@ export class Leases {
     return current?.claimToken === token && current.epoch === claimed.epoch ? claimed : undefined;
   }
 
-  /** Extends the leases of these claims (the runs executing here); one statement. */
-  async renew(claims: readonly ClaimToken[], leaseUntil: number, now: number): Promise<void> {
+  /**
+   * Extends the leases of these claims (the runs executing here) to `leaseMs` from now on the
+   * server's clock; one statement.
+   */
+  async renew(claims: readonly ClaimToken[], leaseMs: number, now: number): Promise<void> {
     if (claims.length === 0) return;
     const ids = claims.map((c) => c.runId);
     const tokens = [...new Set(claims.map((c) => c.token))];
     await this.store.exec(
       'renew run leases',
       this.sql(
-        "UPDATE waymark_runs SET lease_expires_at = ?, updated_at = ? WHERE status = 'running' " +
+        `UPDATE waymark_runs SET lease_expires_at = ${serverTimeAfterSql(this.store.dialect)}, ` +
+          "updated_at = ? WHERE status = 'running' " +
           `AND id IN (${marks(ids.length)}) AND claim_token IN (${marks(tokens.length)})`,
       ),
-      [leaseUntil, now, ...ids, ...tokens],
+      [leaseMs, now, ...ids, ...tokens],
     );
   }
 
   /**
-   * Runs to resume: `waiting` runs that are due, and `running` runs that `self` may take
-   * over ({@link leaseLapsed}), oldest first.
+   * Runs to resume: `waiting` runs that are due by `now` (the runtime's clock, which drives
+   * timers), and `running` runs that `self` may take over ({@link leaseLapsed}), oldest first.
    */
   async findRecoverable(self: LeaseHolder, now: number, limit: number): Promise<RunRow[]> {
     const { records } = await this.store.exec(
       'find runs to recover',
       this.sql(
-        `SELECT ${RUN_COLUMNS} FROM waymark_runs WHERE ${LAPSED_SQL} OR ${DUE_SQL} OR ${CANDIDATE_SQL} ` +
-          'ORDER BY created_at LIMIT ?',
+        `SELECT ${runColumns(this.store.dialect)} FROM waymark_runs ` +
+          `WHERE ${this.lease.lapsed} OR ${DUE_SQL} OR ${CANDIDATE_SQL} ORDER BY created_at LIMIT ?`,
       ),
-      [now, now, self.host, self.owner, limit],
+      [now, self.host, self.owner, limit],
     );
     return records
       .map(toRunRow)
-      .filter((row) => row.status === 'waiting' || leaseLapsed(row, now, self));
+      .filter((row) => row.status === 'waiting' || leaseLapsed(row, self));
   }
 
-  /** `running` runs held on this host (or under this worker id) by a holder that is gone. */
-  async findAbandonedHere(self: LeaseHolder, now: number, limit: number): Promise<RunRow[]> {
+  /**
+   * `running` runs held on this host (or under this worker id) that `self` may take over: their
+   * holder is gone, or their lease lapsed ({@link leaseLapsed}).
+   */
+  async findLapsedHere(self: LeaseHolder, limit: number): Promise<RunRow[]> {
     const { records } = await this.store.exec(
-      'find runs left by stopped processes on this host',
+      'find lapsed runs held on this host',
       this.sql(
-        `SELECT ${RUN_COLUMNS} FROM waymark_runs WHERE ${CANDIDATE_SQL} ORDER BY created_at LIMIT ?`,
+        `SELECT ${runColumns(this.store.dialect)} FROM waymark_runs WHERE ${CANDIDATE_SQL} ` +
+          'ORDER BY created_at LIMIT ?',
       ),
       [self.host, self.owner, limit],
     );
-    return records.map(toRunRow).filter((row) => leaseLapsed(row, now, self));
+    return records.map(toRunRow).filter((row) => leaseLapsed(row, self));
   }
 
   private sql(text: string): string {

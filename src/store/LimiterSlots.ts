@@ -1,14 +1,18 @@
 import type { ResolvedLimiter } from '../policies/FlowLimits';
 import { QueueLocks } from './QueueLocks';
 import type { RunStore } from './RunStore';
+import { serverNowSql, serverTimeAfterSql } from './serverClock';
 import { numbered } from './statements';
 
-/** One slot to take: its id, for which run, until when unless renewed. */
+/**
+ * One slot to take: its id, for which run, when (the runtime's clock, which rate limits count
+ * by), and for how long unless renewed (a lease, on the server's clock like a run's).
+ */
 export interface SlotRequest {
   readonly id: string;
   readonly runId: string;
   readonly now: number;
-  readonly expiresAt: number;
+  readonly leaseMs: number;
 }
 
 /** A slot taken, or the earliest time worth asking again. */
@@ -21,8 +25,8 @@ const BUSY_RETRY_MS = 50;
 /**
  * The slots of named limiters (`runtime.limiter`), shared by every worker process: a slot
  * is taken under the limiter's row lock when the limiter is not paused, fewer than
- * `concurrency` slots are held (unreleased and unexpired), and fewer than `rateLimit.limit`
- * were taken within the period. Slots older than the period are deleted as new ones are taken.
+ * `concurrency` slots are held (unreleased and unexpired by the server's clock), and fewer
+ * than `rateLimit.limit` were taken within the period. Slots older than the period are deleted as new ones are taken.
  */
 export class LimiterSlots {
   constructor(private readonly store: RunStore) {}
@@ -41,9 +45,9 @@ export class LimiterSlots {
           'forget old limiter slots',
           this.sql(
             'DELETE FROM waymark_limiter_slots WHERE limiter = ? AND acquired_at <= ? ' +
-              'AND (released_at IS NOT NULL OR expires_at <= ?)',
+              `AND (released_at IS NOT NULL OR expires_at <= ${this.serverNow()})`,
           ),
-          [limiter.name, slot.now - keepMs, slot.now],
+          [limiter.name, slot.now - keepMs],
         );
         const busy = await this.busy(tx, limiter, slot.now);
         if (busy !== undefined) return { taken: false, retryAt: busy };
@@ -51,9 +55,9 @@ export class LimiterSlots {
           'take a limiter slot',
           this.sql(
             'INSERT INTO waymark_limiter_slots (id, limiter, run_id, acquired_at, expires_at, released_at) ' +
-              'VALUES (?, ?, ?, ?, ?, NULL)',
+              `VALUES (?, ?, ?, ?, ${serverTimeAfterSql(tx.dialect)}, NULL)`,
           ),
-          [slot.id, limiter.name, slot.runId, slot.now, slot.expiresAt],
+          [slot.id, limiter.name, slot.runId, slot.now, slot.leaseMs],
         );
         return { taken: true };
       },
@@ -61,15 +65,16 @@ export class LimiterSlots {
     );
   }
 
-  /** Extends held slots (their attempts still run). */
-  async renew(ids: readonly string[], expiresAt: number): Promise<void> {
+  /** Extends held slots (their attempts still run) to `leaseMs` from now on the server's clock. */
+  async renew(ids: readonly string[], leaseMs: number): Promise<void> {
     if (ids.length === 0) return;
     await this.store.exec(
       'renew limiter slots',
       this.sql(
-        `UPDATE waymark_limiter_slots SET expires_at = ? WHERE released_at IS NULL AND id IN (${ids.map(() => '?').join(', ')})`,
+        `UPDATE waymark_limiter_slots SET expires_at = ${serverTimeAfterSql(this.store.dialect)} ` +
+          `WHERE released_at IS NULL AND id IN (${ids.map(() => '?').join(', ')})`,
       ),
-      [expiresAt, ...ids],
+      [leaseMs, ...ids],
     );
   }
 
@@ -96,9 +101,10 @@ export class LimiterSlots {
       const { records } = await tx.exec(
         'count held limiter slots',
         this.sql(
-          'SELECT COUNT(*) AS n FROM waymark_limiter_slots WHERE limiter = ? AND released_at IS NULL AND expires_at > ?',
+          'SELECT COUNT(*) AS n FROM waymark_limiter_slots WHERE limiter = ? AND released_at IS NULL ' +
+            `AND expires_at > ${this.serverNow()}`,
         ),
-        [limiter.name, now],
+        [limiter.name],
       );
       if (Number((records[0] as { n: unknown }).n) >= limiter.concurrency)
         return now + BUSY_RETRY_MS;
@@ -116,6 +122,10 @@ export class LimiterSlots {
       if (Number(row.n) >= limit) return Number(row.first) + periodMs + 1;
     }
     return undefined;
+  }
+
+  private serverNow(): string {
+    return serverNowSql(this.store.dialect);
   }
 
   private sql(text: string): string {

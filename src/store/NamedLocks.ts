@@ -1,21 +1,28 @@
 import { isDuplicateKey } from './Dialect';
 import type { RunStore } from './RunStore';
+import { serverNowSql, serverTimeAfterSql } from './serverClock';
 import { numbered } from './statements';
 
 /**
  * Named leases in `waymark_locks`: at most one holder per name at a time, across every
- * process on the database, until the lease expires (a holder that dies frees it then).
+ * process on the database, until the lease expires by the server's clock (a holder that dies
+ * frees it then).
  */
 export class NamedLocks {
   constructor(private readonly store: RunStore) {}
 
-  /** Takes or extends the lease `name` for `holder` until `until`; false if another holds it. */
-  async acquire(name: string, holder: string, until: number, now: number): Promise<boolean> {
+  /**
+   * Takes or extends the lease `name` for `holder`, for `leaseMs` from now; false if another
+   * holds it. A retry that finds its own first try stored takes it again through the update.
+   */
+  async acquire(name: string, holder: string, leaseMs: number): Promise<boolean> {
+    const { dialect } = this.store;
+    const until = serverTimeAfterSql(dialect);
     try {
       await this.exec(
         `take lock "${name}"`,
-        'INSERT INTO waymark_locks (name, holder, expires_at) VALUES (?, ?, ?)',
-        [name, holder, until],
+        `INSERT INTO waymark_locks (name, holder, expires_at) VALUES (?, ?, ${until})`,
+        [name, holder, leaseMs],
       );
       return true;
     } catch (error) {
@@ -23,8 +30,9 @@ export class NamedLocks {
     }
     const { affected } = await this.exec(
       `take lock "${name}"`,
-      'UPDATE waymark_locks SET holder = ?, expires_at = ? WHERE name = ? AND (expires_at < ? OR holder = ?)',
-      [holder, until, name, now, holder],
+      `UPDATE waymark_locks SET holder = ?, expires_at = ${until} WHERE name = ? ` +
+        `AND (expires_at < ${serverNowSql(dialect)} OR holder = ?)`,
+      [holder, leaseMs, name, holder],
     );
     return affected === 1;
   }

@@ -1,10 +1,10 @@
 import type { LeaseHolder } from '../ground/ProcessIdentity';
 import type { ResolvedQueue } from '../policies/FlowLimits';
-import { CLAIM_SET, claimParams } from './Leases';
+import { claimParams, leaseSql } from './Leases';
 import { insertIgnoring, QueueLocks } from './QueueLocks';
 import { toRunRow, type RunRow } from './rows';
 import type { RunStore } from './RunStore';
-import { numbered, RUN_COLUMNS } from './statements';
+import { numbered, runColumns } from './statements';
 
 /** One worker's claim on a named queue. */
 export interface QueueClaimRequest {
@@ -15,7 +15,8 @@ export interface QueueClaimRequest {
   /** Most runs this worker takes now (its free slots, and the queue's per-worker limit). */
   readonly limit: number;
   readonly now: number;
-  readonly leaseUntil: number;
+  /** How long the leases last, from now on the server's clock. */
+  readonly leaseMs: number;
   readonly workflows: readonly string[];
   readonly versions?: readonly string[];
 }
@@ -48,19 +49,19 @@ export class QueueStore {
         const ids = picked.map((p) => p.id);
         if (request.queue.partitionBy) await this.takeTurns(tx, request, picked);
         const marks = ids.map(() => '?').join(', ');
-        const { holder, token, leaseUntil, now } = request;
+        const { holder, token, leaseMs, now } = request;
         await tx.exec(
           'claim queued runs',
           this.sql(
-            `UPDATE waymark_runs SET ${CLAIM_SET}, started_at = COALESCE(started_at, ?) ` +
+            `UPDATE waymark_runs SET ${leaseSql(tx.dialect).claimSet}, started_at = COALESCE(started_at, ?) ` +
               `WHERE id IN (${marks}) AND status IN ('pending', 'waiting')`,
           ),
-          [...claimParams(holder, token, leaseUntil, now), now, ...ids],
+          [...claimParams(holder, token, leaseMs, now), now, ...ids],
         );
         const { records } = await tx.exec(
           'read claimed runs',
           this.sql(
-            `SELECT ${RUN_COLUMNS} FROM waymark_runs WHERE id IN (${marks}) AND claim_token = ?`,
+            `SELECT ${runColumns(tx.dialect)} FROM waymark_runs WHERE id IN (${marks}) AND claim_token = ?`,
           ),
           [...ids, token],
         );

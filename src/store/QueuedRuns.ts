@@ -122,7 +122,7 @@ export class QueuedRuns {
         this.sql(
           `INSERT INTO waymark_runs (${INSERTED_RUN_COLUMNS}, queue_name, partition_key, priority) VALUES (${values})`,
         ),
-        [...runInsertParams(row), place.queue, place.partitionKey, place.priority],
+        [...runInsertParams(row, null), place.queue, place.partitionKey, place.priority],
       );
       return true;
     } catch (error) {

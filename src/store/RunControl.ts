@@ -6,6 +6,7 @@ import { RunNotFoundError } from '../errors/RunNotFoundError';
 import type { Lifecycle } from '../ground/Lifecycle';
 import type { LeaseHolder } from '../ground/ProcessIdentity';
 import { dialectOf, type DialectName } from './Dialect';
+import { serverTimeAfterSql } from './serverClock';
 import { numbered } from './statements';
 import type { StoreConnection } from './StoreConnection';
 import { toAttemptRow, toRunRow, toStepRow, type RunRow } from './rows';
@@ -17,7 +18,8 @@ export interface Claim {
   holder: LeaseHolder | null;
   /** The token of this claim. */
   token: string;
-  leaseUntil: number | null;
+  /** How long the lease lasts, from now on the server's clock; null with no holder. */
+  leaseMs: number | null;
   now: number;
 }
 
@@ -134,7 +136,8 @@ export class RunControl {
           'INSERT INTO waymark_runs (id, workflow, version, status, args, result, error, owner, epoch, ' +
             'lease_expires_at, wake_at, parent_run_id, created_at, updated_at, forked_from, forked_seq, ' +
             'lease_host, lease_process, claim_token) ' +
-            'VALUES (?, ?, ?, ?, ?, NULL, NULL, ?, 1, ?, NULL, NULL, ?, ?, ?, ?, ?, ?, ?)',
+            `VALUES (?, ?, ?, ?, ?, NULL, NULL, ?, 1, ${serverTimeAfterSql(this.dialect)}, NULL, NULL, ` +
+            '?, ?, ?, ?, ?, ?, ?)',
           [
             newRunId,
             source.workflow,
@@ -142,7 +145,7 @@ export class RunControl {
             claim.holder ? 'running' : 'pending',
             source.args,
             claim.holder?.owner ?? null,
-            claim.leaseUntil,
+            claim.leaseMs,
             claim.now,
             claim.now,
             runId,
@@ -227,7 +230,8 @@ export class RunControl {
   private async takeOver(sql: Sql, run: RunRow, claim: Claim): Promise<number> {
     await sql(
       'UPDATE waymark_runs SET status = ?, owner = ?, lease_host = ?, lease_process = ?, claim_token = ?, ' +
-        'epoch = epoch + 1, lease_expires_at = ?, wake_at = NULL, error = NULL, result = NULL, parked_seq = NULL, ' +
+        `epoch = epoch + 1, lease_expires_at = ${serverTimeAfterSql(this.dialect)}, wake_at = NULL, ` +
+        'error = NULL, result = NULL, parked_seq = NULL, ' +
         'parked_reason = NULL, ' +
         'updated_at = ? WHERE id = ? AND epoch = ?',
       [
@@ -236,7 +240,7 @@ export class RunControl {
         claim.holder?.host ?? null,
         claim.holder?.process ?? null,
         claim.holder ? claim.token : null,
-        claim.leaseUntil,
+        claim.leaseMs,
         claim.now,
         run.id,
         run.epoch,

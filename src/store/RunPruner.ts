@@ -38,8 +38,8 @@ export class RunPruner {
     this.locks = new NamedLocks(store);
   }
 
-  async prune(request: PruneRequest, now: () => number): Promise<PruneResult> {
-    if (!(await this.locks.acquire(LOCK, this.holder, now() + LOCK_MS, now()))) {
+  async prune(request: PruneRequest): Promise<PruneResult> {
+    if (!(await this.locks.acquire(LOCK, this.holder, LOCK_MS))) {
       return { deleted: 0, busy: true };
     }
     let deleted = 0;
@@ -48,7 +48,7 @@ export class RunPruner {
         const batch = await this.deleteBatch(request);
         deleted += batch;
         if (batch < request.batchSize) break;
-        await this.locks.acquire(LOCK, this.holder, now() + LOCK_MS, now());
+        await this.locks.acquire(LOCK, this.holder, LOCK_MS);
       }
     } finally {
       await this.locks.release(LOCK, this.holder);

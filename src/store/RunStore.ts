@@ -47,10 +47,13 @@ export class RunStore {
     return this.db.dataSource;
   }
 
-  /** Inserts a new run; false when a run with that id already exists. */
-  async insertRun(row: RunRow): Promise<boolean> {
+  /**
+   * Inserts a new run, leased to its holder for `leaseMs` from now on the server's clock (null:
+   * held by no one); false when a run with that id already exists.
+   */
+  async insertRun(row: RunRow, leaseMs: number | null): Promise<boolean> {
     try {
-      await this.exec(`create run "${row.id}"`, this.sql.insertRun, runInsertParams(row));
+      await this.exec(`create run "${row.id}"`, this.sql.insertRun, runInsertParams(row, leaseMs));
       return true;
     } catch (error) {
       if (isDuplicateKey(error)) return false;

@@ -1,5 +1,5 @@
 import type { LeaseHolder } from '../ground/ProcessIdentity';
-import { CLAIM_SET, claimParams, DUE_SQL, LAPSED_ELSEWHERE_SQL } from './Leases';
+import { claimParams, DUE_SQL, leaseSql } from './Leases';
 import { toRunRow, type RunRow } from './rows';
 import type { RunStore } from './RunStore';
 import { numbered } from './statements';
@@ -11,7 +11,8 @@ export interface ClaimRequest {
   token: string;
   limit: number;
   now: number;
-  leaseUntil: number;
+  /** How long the leases last, from now on the server's clock. */
+  leaseMs: number;
   workflows: string[];
   /** Only runs stored with one of these workflow versions (a rollout's old and new code). */
   versions?: string[];
@@ -19,9 +20,11 @@ export interface ClaimRequest {
 
 /**
  * What a worker may take: pending or due in the default queue (a named queue's runs start
- * through `QueueStore`, under its limits), or abandoned (parameters: now, now, holder process).
+ * through `QueueStore`, under its limits), or abandoned (parameters: now, holder process).
  */
-const RUNNABLE = `((queue_name IS NULL AND (status = 'pending' OR ${DUE_SQL})) OR ${LAPSED_ELSEWHERE_SQL})`;
+function runnable(lapsedElsewhere: string): string {
+  return `((queue_name IS NULL AND (status = 'pending' OR ${DUE_SQL})) OR ${lapsedElsewhere})`;
+}
 
 /**
  * The queue workers pull from: runs that are pending, due (a timer, a backoff, a signal),
@@ -35,7 +38,8 @@ export class WorkQueue {
   async claim(request: ClaimRequest): Promise<RunRow[]> {
     if (request.workflows.length === 0 || request.limit < 1) return [];
     const names = request.workflows.map(() => '?').join(', ');
-    const set = claimParams(request.holder, request.token, request.leaseUntil, request.now);
+    const lease = leaseSql(this.store.dialect);
+    const set = claimParams(request.holder, request.token, request.leaseMs, request.now);
     const versions = request.versions ?? [];
     const versionFilter =
       versions.length > 0 ? ` AND version IN (${versions.map(() => '?').join(', ')})` : '';
@@ -43,18 +47,17 @@ export class WorkQueue {
       ...request.workflows,
       ...versions,
       request.now,
-      request.now,
       request.holder.process,
       request.limit,
     ];
     const select =
-      `SELECT id FROM waymark_runs WHERE workflow IN (${names})${versionFilter} AND ${RUNNABLE} ` +
+      `SELECT id FROM waymark_runs WHERE workflow IN (${names})${versionFilter} AND ${runnable(lease.lapsedElsewhere)} ` +
       'ORDER BY created_at LIMIT ?';
     const { dialect } = this.store;
     if (dialect !== 'mysql') {
       // One statement: claim and read back (SQLite ≥ 3.35 and PostgreSQL have RETURNING).
       const lock = dialect === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : '';
-      const sql = `UPDATE waymark_runs SET ${CLAIM_SET} WHERE id IN (${select}${lock}) RETURNING *`;
+      const sql = `UPDATE waymark_runs SET ${lease.claimSet} WHERE id IN (${select}${lock}) RETURNING *`;
       const { records, raw } = await this.store.exec('claim runs', this.sql(sql), [
         ...set,
         ...dueParams,
@@ -75,10 +78,11 @@ export class WorkQueue {
         const ids = (records as Array<{ id: string }>).map((r) => r.id);
         if (ids.length === 0) return [];
         const marks = ids.map(() => '?').join(', ');
-        await tx.exec('claim runs', `UPDATE waymark_runs SET ${CLAIM_SET} WHERE id IN (${marks})`, [
-          ...set,
-          ...ids,
-        ]);
+        await tx.exec(
+          'claim runs',
+          `UPDATE waymark_runs SET ${lease.claimSet} WHERE id IN (${marks})`,
+          [...set, ...ids],
+        );
         const claimed = await tx.exec(
           'read claimed runs',
           `SELECT * FROM waymark_runs WHERE id IN (${marks})`,

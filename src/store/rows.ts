@@ -11,7 +11,13 @@ export interface RunRow {
   error: string | null;
   owner: string | null;
   epoch: number;
+  /** When the lease ends, on the database server's clock; null when no one holds it. */
   leaseExpiresAt: number | null;
+  /**
+   * Whether the lease had lapsed by the server's clock when the row was read (false for a row
+   * that was not read with `runColumns`, such as one just claimed).
+   */
+  leaseExpired: boolean;
   wakeAt: number | null;
   parentRunId: string | null;
   /** The step a `needs_attention` run is parked at, for `retry()` and `resolveStep()`. */
@@ -52,6 +58,7 @@ export function newRunRowOf(fields: NewRunFields): RunRow {
     owner: null,
     epoch: 1,
     leaseExpiresAt: null,
+    leaseExpired: false,
     wakeAt: null,
     parentRunId: null,
     parkedSeq: null,
@@ -132,6 +139,7 @@ export function toRunRow(raw: Raw): RunRow {
     owner: strOrNull(raw.owner),
     epoch: num(raw.epoch),
     leaseExpiresAt: numOrNull(raw.lease_expires_at),
+    leaseExpired: Number(raw.lease_expired ?? 0) === 1,
     wakeAt: numOrNull(raw.wake_at),
     parentRunId: strOrNull(raw.parent_run_id),
     parkedSeq: numOrNull(raw.parked_seq),

@@ -1,13 +1,25 @@
 import type { DialectName } from './Dialect';
 import type { RunRow } from './rows';
+import { serverNowSql, serverTimeAfterSql } from './serverClock';
 
 /** The columns a new run is inserted with, in the order of {@link runInsertParams}. */
 export const INSERTED_RUN_COLUMNS =
   'id, workflow, version, status, args, result, error, owner, epoch, lease_expires_at, ' +
   'wake_at, parent_run_id, lease_host, lease_process, claim_token, created_at, updated_at, ' +
   'deadline_at, start_by, waiting_for';
-/** Every column of a run row. */
-export const RUN_COLUMNS = `${INSERTED_RUN_COLUMNS}, parked_seq, parked_reason, forked_from, forked_seq, queue_name`;
+/** Every stored column of a run row. */
+const STORED_RUN_COLUMNS = `${INSERTED_RUN_COLUMNS}, parked_seq, parked_reason, forked_from, forked_seq, queue_name`;
+
+/**
+ * Every column of a run row, and `lease_expired`: whether its lease had lapsed by the server's
+ * clock as it was read (1 or 0), the only judge of that (`leaseLapsed`).
+ */
+export function runColumns(dialect: DialectName): string {
+  return (
+    `${STORED_RUN_COLUMNS}, CASE WHEN lease_expires_at < ${serverNowSql(dialect)} ` +
+    'THEN 1 ELSE 0 END AS lease_expired'
+  );
+}
 const STEP_COLUMNS =
   'seq, name, status, output, attempts, started_at, finished_at, idempotency_key';
 
@@ -34,11 +46,13 @@ export function statementsFor(dialect: DialectName) {
   // InnoDB already share-locks the rows an INSERT … SELECT reads; PostgreSQL must be asked.
   const lockShared = pg ? ' FOR SHARE' : '';
   return {
+    // The lease (tenth column) is given as a duration from now on the server's clock.
     insertRun: numbered(
-      `INSERT INTO waymark_runs (${INSERTED_RUN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO waymark_runs (${INSERTED_RUN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ` +
+        `${serverTimeAfterSql(dialect)}, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       pg,
     ),
-    selectRun: numbered(`SELECT ${RUN_COLUMNS} FROM waymark_runs WHERE id = ?`, pg),
+    selectRun: numbered(`SELECT ${runColumns(dialect)} FROM waymark_runs WHERE id = ?`, pg),
     finishRun: numbered(
       `UPDATE waymark_runs SET status = ?, result = ?, error = ?, parked_reason = ?, owner = NULL, ` +
         `lease_expires_at = NULL, updated_at = ? WHERE id = ? AND epoch = ?`,
@@ -110,8 +124,11 @@ export function numbered(sql: string, pg: boolean): string {
   return sql.replace(/\?/g, () => `$${++n}`);
 }
 
-/** The values of {@link INSERTED_RUN_COLUMNS} for `row`, in order. */
-export function runInsertParams(row: RunRow): unknown[] {
+/**
+ * The values of {@link INSERTED_RUN_COLUMNS} for `row`, in order, with the lease as `leaseMs`:
+ * how long from now on the server's clock the new run is leased to its holder (null for none).
+ */
+export function runInsertParams(row: RunRow, leaseMs: number | null): unknown[] {
   return [
     row.id,
     row.workflow,
@@ -122,7 +139,7 @@ export function runInsertParams(row: RunRow): unknown[] {
     row.error,
     row.owner,
     row.epoch,
-    row.leaseExpiresAt,
+    leaseMs,
     row.wakeAt,
     row.parentRunId,
     row.leaseHost,

@@ -82,7 +82,7 @@ describe('claims and fenced writes on a 3-node Galera cluster', () => {
     const [one, two] = [await node(1), await node(2)];
     const { store, close } = await openStore(galeraUrl(database, [1]));
     closers.push(close);
-    await store.insertRun(pendingRun('skip-locked', Date.now()));
+    await store.insertRun(pendingRun('skip-locked', Date.now()), null);
     await untilApplied(
       async () => ((await two.query('SELECT id FROM waymark_runs'))[0] as unknown[]).length,
       1,
@@ -124,7 +124,7 @@ describe('claims and fenced writes on a 3-node Galera cluster', () => {
     const winners: string[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       const runId = `race-${round}`;
-      await stores[0].store.insertRun(pendingRun(runId, Date.now()));
+      await stores[0].store.insertRun(pendingRun(runId, Date.now()), null);
       // Every node must see the run before the race, or it is no race.
       for (const s of stores)
         await untilApplied(async () => (await s.store.loadRun(runId))?.id, runId);
@@ -136,7 +136,7 @@ describe('claims and fenced writes on a 3-node Galera cluster', () => {
             token: `token-${round}-${i + 1}`,
             limit: 10,
             now,
-            leaseUntil: now + LEASE_MS,
+            leaseMs: LEASE_MS,
             workflows: ['galera-probe'],
           }),
         ),
@@ -158,12 +158,15 @@ describe('claims and fenced writes on a 3-node Galera cluster', () => {
     ]);
     closers.push(one.close, two.close);
     const now = Date.now();
-    await one.store.insertRun({
-      ...pendingRun('fenced', now),
-      status: 'running',
-      owner: 'old',
-      epoch: 1,
-    });
+    await one.store.insertRun(
+      {
+        ...pendingRun('fenced', now),
+        status: 'running',
+        owner: 'old',
+        epoch: 1,
+      },
+      LEASE_MS,
+    );
     await untilApplied(async () => (await two.store.loadRun('fenced'))?.epoch, 1);
     const step: StepRow = {
       runId: 'fenced',
@@ -183,7 +186,7 @@ describe('claims and fenced writes on a 3-node Galera cluster', () => {
         run,
         holder('new'),
         'new-token',
-        now + LEASE_MS,
+        LEASE_MS,
         now,
       );
       expect(claim?.epoch).toBe(2);

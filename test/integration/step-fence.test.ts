@@ -64,6 +64,7 @@ describe.each(ALL_BACKENDS)('step checkpoints fenced by the claim on %s', (backe
         epoch: 0,
         createdAt: now,
       }),
+      null,
     );
     return reclaim(runId, owner);
   }
@@ -71,7 +72,7 @@ describe.each(ALL_BACKENDS)('step checkpoints fenced by the claim on %s', (backe
   async function reclaim(runId: string, owner: string): Promise<number> {
     const now = Date.now();
     const run = (await store.loadRun(runId))!;
-    const claim = await leases.claim(run, holder(owner), `${owner}-token`, now + LEASE_MS, now);
+    const claim = await leases.claim(run, holder(owner), `${owner}-token`, LEASE_MS, now);
     expect(claim).toBeDefined();
     return claim!.epoch;
   }
@@ -133,7 +134,7 @@ describe.each(ALL_BACKENDS)('step checkpoints fenced by the claim on %s', (backe
         expect(await tx.insertStep(stepRow('open-write', 0, '"old"'), old)).toBe('inserted');
         const run = (await store.loadRun('open-write'))!;
         const now = Date.now();
-        claim = leases.claim(run, holder('new'), 'new-token', now + LEASE_MS, now);
+        claim = leases.claim(run, holder('new'), 'new-token', LEASE_MS, now);
         void claim.then(() => (claimed = true));
         // The claim waits on the row the open write's fence holds.
         await new Promise((resolve) => setTimeout(resolve, 300));
@@ -180,11 +181,12 @@ describe('M0011FenceStepsByKey on a MariaDB database that already holds steps', 
         epoch: 0,
         createdAt: now,
       }),
+      null,
     );
     const leases = new Leases(store);
     const claim = async (owner: string): Promise<number> => {
       const run = (await store.loadRun('old'))!;
-      return (await leases.claim(run, holder(owner), `${owner}-t`, now + LEASE_MS, now))!.epoch;
+      return (await leases.claim(run, holder(owner), `${owner}-t`, LEASE_MS, now))!.epoch;
     };
     const first = await claim('before');
     // Written by the statement of the version before M0011.

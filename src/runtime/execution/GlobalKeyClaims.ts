@@ -73,6 +73,6 @@ export class GlobalKeyClaims {
   private async holderIsGone(held: KeyRow): Promise<boolean> {
     const run = await this.store.loadRun(held.runId);
     if (!run || isTerminalStatus(run.status)) return true;
-    return leaseLapsed(run, this.clock.now(), this.settings.self);
+    return leaseLapsed(run, this.settings.self);
   }
 }

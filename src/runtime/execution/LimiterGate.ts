@@ -45,7 +45,7 @@ export class LimiterGate {
     const id = randomBytes(12).toString('hex');
     for (;;) {
       const now = clock.now();
-      const slot = { id, runId: gated.runId, now, expiresAt: now + leaseMs };
+      const slot = { id, runId: gated.runId, now, leaseMs };
       const answer = await slots.take(limiter, slot);
       if (answer.taken) break;
       const jitter = Math.floor(Math.random() * 20);
@@ -58,7 +58,7 @@ export class LimiterGate {
     }
     const renewal = setInterval(
       () => {
-        slots.renew([id], clock.now() + leaseMs).catch((error: unknown) => {
+        slots.renew([id], leaseMs).catch((error: unknown) => {
           this.deps.logger.warn(`could not renew a slot of limiter "${limiter.name}"`, { error });
         });
       },

@@ -60,10 +60,10 @@ export class RunAcquirer {
     const { store, clock, self, leaseMs } = this.deps;
     const token = newClaimToken();
     const now = clock.now();
-    const holding = { holder: self, token, leaseUntil: now + leaseMs };
+    const holding = { holder: self, token };
     const row = newRunRow(runId, call, identity, parentRunId ?? null, now, holding, timing);
     const claim: ClaimToken = { runId, epoch: 1, token };
-    if (await store.insertRun(row)) return this.claimed(claim, call, new Map(), [], false);
+    if (await store.insertRun(row, leaseMs)) return this.claimed(claim, call, new Map(), [], false);
     const stored = await store.loadRun(runId);
     if (!stored) throw new RunConflictError(runId, 'and vanished while being read; try again');
     // A retry through a lost connection found this very insert committed.
@@ -94,13 +94,13 @@ export class RunAcquirer {
         if (!options.takePending || row.queueName) return { kind: 'held', row };
         break;
       case 'running':
-        if (!leaseLapsed(row, now, self)) {
+        if (!leaseLapsed(row, self)) {
           if (options.announce) this.deps.onHeld(row);
           return { kind: 'held', row };
         }
     }
     if (options.superseded?.()) return { kind: 'held', row };
-    const claim = await leases.claim(row, self, newClaimToken(), now + leaseMs, now);
+    const claim = await leases.claim(row, self, newClaimToken(), leaseMs, now);
     if (!claim) return { kind: 'held', row };
     // A run that already began elsewhere resumes, even with nothing recorded yet.
     return this.load(claim, call, row.status !== 'pending');
@@ -126,11 +126,10 @@ export class RunAcquirer {
   }
 }
 
-/** Who a new run is claimed by as it is created. */
+/** Who a new run is claimed by as it is created (its lease is given to the insert). */
 export interface Holding {
   readonly holder: LeaseHolder;
   readonly token: string;
-  readonly leaseUntil: number;
 }
 
 /** A new run row for `call`: claimed by `holding`, or `pending` for a worker without it. */
@@ -153,7 +152,6 @@ export function newRunRow(
     status: holding ? 'running' : wakeAt !== undefined ? 'waiting' : 'pending',
     args: identity.args,
     owner: holding?.holder.owner ?? null,
-    leaseExpiresAt: holding?.leaseUntil ?? null,
     wakeAt: wakeAt ?? null,
     parentRunId,
     waitingFor: wakeAt !== undefined ? 'start' : null,

@@ -40,7 +40,7 @@ export class RunObserver {
       if (row.status === 'waiting' && !dueInQueue) {
         return { status: 'waiting', wakeAt: row.wakeAt };
       }
-      if (leaseLapsed(row, now, this.self)) return { status: 'waiting', wakeAt: now };
+      if (leaseLapsed(row, this.self)) return { status: 'waiting', wakeAt: now };
       await realClock.sleep(delay, stop);
     }
   }
