@@ -125,6 +125,17 @@ export class RunStore {
     );
   }
 
+  /**
+   * The step stored at `seq` of a run `epoch` still holds — one this claim wrote, whose
+   * COMMIT landed though its answer was lost — or undefined when none is stored. Throws
+   * `LeaseLostError` when another claim holds the run now.
+   */
+  async ownStep(runId: string, seq: number, epoch: number): Promise<StepRow | undefined> {
+    const step = await this.loadStep(runId, seq);
+    if (!(await this.holds(runId, epoch))) throw new LeaseLostError(runId, epoch);
+    return step;
+  }
+
   /** Whether `epoch` still holds the run. */
   private async holds(runId: string, epoch: number): Promise<boolean> {
     const { records } = await this.exec(`check the lease of run "${runId}"`, this.sql.selectHeld, [

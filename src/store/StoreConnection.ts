@@ -11,7 +11,7 @@ import {
   type DialectName,
 } from './Dialect';
 import { directQuery, type DirectQuery } from './DirectDriver';
-import { isTransientStoreError } from './transientStoreError';
+import { isLostConnectionError, isTransientStoreError } from './transientStoreError';
 
 /** Orders statements on SQLite's one connection: `holders` transactions hold or await it. */
 interface SqliteGate {
@@ -27,8 +27,24 @@ export interface RetrySettings {
 /** How {@link StoreConnection.transaction} runs its work; see there. */
 export interface TransactionOptions<T> {
   readonly retry?: boolean;
-  readonly userWork?: boolean;
+  readonly userWork?: UserWork<T>;
   readonly lostRace?: () => T;
+}
+
+/** A transaction that runs a user's code (a transactional step's body) beside waymark's writes. */
+export interface UserWork<T> {
+  /**
+   * After the transaction's connection was lost: what it committed, if its COMMIT landed
+   * though no answer came back; undefined when it rolled back (and is to be run again).
+   */
+  committed(): Promise<T | undefined>;
+}
+
+/** A user's work failed on a connection found dead: the failure is the connection's. */
+class LostTransactionConnection extends Error {
+  constructor(readonly thrown: unknown) {
+    super('the connection of the transaction was lost');
+  }
 }
 
 const FIRST_DELAY_MS = 25;
@@ -97,7 +113,8 @@ export class StoreConnection {
    * EntityManager, for a transactional step's own writes). With `retry`, a transaction that
    * failed on a lost connection is run again whole; `work` must then be safe to repeat.
    * With `userWork` (a transactional step's body runs in it), errors reach the caller as
-   * thrown: a failed business insert is the step's failure, not an outage. With `lostRace`,
+   * thrown — a failed business insert is the step's failure, not an outage — except those of
+   * a lost connection (see {@link userTransaction}). With `lostRace`,
    * a transaction rolled back by a deadlock (on Galera: another node's write won
    * certification) ends with what it returns instead of being run again after a backoff.
    */
@@ -107,11 +124,12 @@ export class StoreConnection {
     options: TransactionOptions<T> = {},
   ): Promise<T> {
     this.lifecycle.assertAlive(operation);
+    const guarded = options.userWork ? this.probing(work) : work;
     const run = (): Promise<T> =>
       this.dialect === 'sqlite'
-        ? this.serialized(() => this.sqliteTransaction(work))
+        ? this.serialized(() => this.sqliteTransaction(guarded))
         : this.dataSource.transaction((manager) =>
-            work(this.boundTo(manager.queryRunner!), manager),
+            guarded(this.boundTo(manager.queryRunner!), manager),
           );
     const { lostRace } = options;
     const once = lostRace
@@ -122,8 +140,65 @@ export class StoreConnection {
           })
       : run;
     if (this.bound) return work(this, this.bound.manager);
-    if (options.userWork) return once();
+    if (options.userWork) return this.userTransaction(operation, once, options.userWork);
     return options.retry ? this.retrying(operation, once) : this.named(operation, once);
+  }
+
+  /**
+   * A user's transaction whose connection was lost rolled back — or, lost during COMMIT,
+   * committed unanswered: `user.committed()` tells which. One that rolled back is run again
+   * whole, as any write through an outage, until the retry timeout; then the run stops
+   * resumable (`StoreUnavailableError`). A driver's error about the dead connection is never
+   * the step's outcome.
+   */
+  private async userTransaction<T>(
+    operation: string,
+    once: () => Promise<T>,
+    user: UserWork<T>,
+  ): Promise<T> {
+    const started = Date.now();
+    for (let delay = FIRST_DELAY_MS; ; delay = Math.min(delay * 2, MAX_DELAY_MS)) {
+      let lost: unknown;
+      try {
+        return await once();
+      } catch (error) {
+        if (error instanceof LostTransactionConnection) lost = error.thrown;
+        else if (isLostConnectionError(error)) lost = error;
+        else throw error;
+      }
+      const committed = await user.committed();
+      if (committed !== undefined) return committed;
+      if (Date.now() - started + delay > this.retry.timeoutMs) {
+        throw new StoreUnavailableError(operation, lost);
+      }
+      this.lifecycle.assertAlive(operation);
+      await new Promise((resolve) => setTimeout(resolve, delay * (0.5 + Math.random() / 2)));
+      this.lifecycle.assertAlive(operation);
+    }
+  }
+
+  /**
+   * `work` whose failure is checked against its connection: a user's code may catch the
+   * driver's error and throw its own, so when it fails, one `SELECT 1` asks whether the
+   * connection still answers (on PostgreSQL an aborted transaction answers with an error of
+   * its own, which is an answer).
+   */
+  private probing<T>(
+    work: (tx: StoreConnection, manager: EntityManager) => Promise<T>,
+  ): (tx: StoreConnection, manager: EntityManager) => Promise<T> {
+    if (this.dialect === 'sqlite') return work;
+    return async (tx, manager) => {
+      try {
+        return await work(tx, manager);
+      } catch (error) {
+        if (isLostConnectionError(error)) throw error;
+        const answered = await manager.query('SELECT 1').then(
+          () => true,
+          (probe: unknown) => !isLostConnectionError(probe),
+        );
+        throw answered ? error : new LostTransactionConnection(error);
+      }
+    };
   }
 
   private boundTo(runner: QueryRunner): StoreConnection {

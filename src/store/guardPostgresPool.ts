@@ -14,7 +14,7 @@ const reportTo = new WeakMap<Pool, Logger>();
  * node-postgres emits 'error' on a pooled client whose connection the server ended while it
  * sat between queries (an admin's `pg_terminate_backend`, a failover); unheard, that event
  * kills the process. The next query on it fails anyway and is retried on a new connection,
- * so the event itself only needs logging.
+ * so the event itself only needs logging, as information: nothing is for a user to do.
  *
  * A pool is guarded once, however many runtimes share its DataSource (the application's own,
  * a test's): a listener per runtime would pile up on the pool (MaxListenersExceededWarning
@@ -31,7 +31,7 @@ export function guardPostgresPool(dataSource: DataSource, logger: Logger): void 
     if (client.waymarkGuarded) return;
     client.waymarkGuarded = true;
     client.on('error', (error) =>
-      reportTo.get(pool)?.warn('a PostgreSQL connection was closed by the server', { error }),
+      reportTo.get(pool)?.info('a PostgreSQL connection was closed by the server', { error }),
     );
   };
   pool.on('connect', guard);

@@ -1,5 +1,5 @@
-import { QueryFailedError } from 'typeorm';
-import { isTransientStoreError } from '../../src/store/transientStoreError';
+import { QueryFailedError, QueryRunnerAlreadyReleasedError } from 'typeorm';
+import { isLostConnectionError, isTransientStoreError } from '../../src/store/transientStoreError';
 
 const driverError = (fields: Record<string, unknown>): QueryFailedError =>
   new QueryFailedError(
@@ -70,5 +70,33 @@ describe('which database errors a retry can outlast', () => {
     ],
   ])('%s is not', (_, fields) => {
     expect(isTransientStoreError(driverError(fields))).toBe(false);
+  });
+});
+
+describe('which database errors say the connection is gone', () => {
+  it.each([
+    ['pg_terminate_backend', driverError({ code: '57P01' })],
+    ['a MariaDB KILL', driverError({ code: 'ER_CONNECTION_KILLED', errno: 1927 })],
+    ['a reset socket', driverError({ code: 'ECONNRESET' })],
+    ['node-postgres after the server closed it', new Error('Connection terminated unexpectedly')],
+    ['node-postgres used after it died', new Error('Client was closed and is not queryable')],
+    [
+      'mysql2 used after it died',
+      new Error("Can't add new command when connection is in closed state"),
+    ],
+    ["TypeORM's released query runner", new QueryRunnerAlreadyReleasedError()],
+  ])('%s is a lost connection', (_, error) => {
+    expect(isLostConnectionError(error)).toBe(true);
+    expect(isTransientStoreError(error)).toBe(true);
+  });
+
+  it.each([
+    ['a deadlock', driverError({ code: 'ER_LOCK_DEADLOCK' })],
+    ['a PostgreSQL serialization failure', driverError({ code: '40001' })],
+    ['an aborted PostgreSQL transaction', driverError({ code: '25P02' })],
+    ['a duplicate key', driverError({ code: '23505' })],
+    ['an error of the application', new Error('order 7 could not be saved')],
+  ])('%s is not', (_, error) => {
+    expect(isLostConnectionError(error)).toBe(false);
   });
 });

@@ -61,7 +61,7 @@ export function buildOperations(s: OperationsSettings): WorkflowOperations {
     waitMs: s.idempotencyWaitMs,
   });
   const transactional = s.sharesApplicationDataSource
-    ? new TransactionalWriter(store, replay, clock, (step) =>
+    ? new TransactionalWriter(store, replay, codec, clock, (step) =>
         hooks.afterEffect?.({
           runId: step.run.runId,
           seq: step.seq,

@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import type { Codec } from '../../../codec/Codec';
 import type { Clock } from '../../../ground/Clock';
 import { LeaseLostError } from '../../../errors/LeaseLostError';
 import type { StepRow } from '../../../store/rows';
@@ -16,15 +17,21 @@ export class CommittedWithBody {
   ) {}
 }
 
+/** The step's seq was found taken inside the transaction: its writes are rolled back. */
+const RECORDED_ALREADY = Symbol('recorded already');
+
 /**
  * `@Step({ transactional: true })`: each attempt runs in one transaction with the body's
  * writes (`ctx.entityManager`) and the checkpoint, so both commit or neither does. A failed
- * attempt's outcome is stored like a plain step's.
+ * attempt's outcome is stored like a plain step's. A transaction whose connection dies is
+ * run again, body and all (its writes rolled back with it) — unless its COMMIT landed
+ * unanswered, which the stored checkpoint shows: then the step is done, with what was stored.
  */
 export class TransactionalWriter implements CheckpointWriter {
   constructor(
     private readonly store: RunStore,
     private readonly replay: StepReplay,
+    private readonly codec: Codec,
     private readonly clock: Clock,
     private readonly afterEffect: (step: StepWrite) => void,
   ) {}
@@ -37,33 +44,61 @@ export class TransactionalWriter implements CheckpointWriter {
     return Promise.resolve();
   }
 
-  readonly attempt = (
+  readonly attempt = async (
     step: StepWrite,
     attempt: number,
     body: (manager: EntityManager) => Promise<unknown>,
-  ): Promise<CommittedWithBody> =>
-    this.store.transaction(
-      `run transactional step "${step.name}"`,
-      async (tx, manager) => {
-        const value = await body(manager);
-        const built = this.replay.build(
-          step.run,
-          step.seq,
-          step.name,
-          { ok: true, value },
-          attempt,
-          step.startedAt,
-          this.clock.now(),
-        );
-        if (!built.settled.ok) throw built.settled.error;
-        this.afterEffect(step);
-        // Another process recorded this step first: roll these writes back.
-        const row = withKey(built.row, step.storedKey);
-        if ((await tx.insertStep(row, step.run.epoch)) === 'duplicate') {
-          throw new LeaseLostError(step.run.runId, step.run.epoch);
-        }
-        return new CommittedWithBody(value, row);
-      },
-      { userWork: true },
+  ): Promise<CommittedWithBody> => {
+    try {
+      return await this.store.transaction(
+        `run transactional step "${step.name}"`,
+        (tx, manager) => this.once(tx, manager, step, attempt, body),
+        { userWork: { committed: () => this.recorded(step) } },
+      );
+    } catch (error) {
+      if (error !== RECORDED_ALREADY) throw error;
+      // An earlier try of this claim committed after all, or another process took the run.
+      const recorded = await this.recorded(step);
+      if (!recorded) throw new LeaseLostError(step.run.runId, step.run.epoch);
+      return recorded;
+    }
+  };
+
+  private async once(
+    tx: RunStore,
+    manager: EntityManager,
+    step: StepWrite,
+    attempt: number,
+    body: (manager: EntityManager) => Promise<unknown>,
+  ): Promise<CommittedWithBody> {
+    const value = await body(manager);
+    const built = this.replay.build(
+      step.run,
+      step.seq,
+      step.name,
+      { ok: true, value },
+      attempt,
+      step.startedAt,
+      this.clock.now(),
     );
+    if (!built.settled.ok) throw built.settled.error;
+    this.afterEffect(step);
+    const row = withKey(built.row, step.storedKey);
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- a marker, caught in attempt()
+    if ((await tx.insertStep(row, step.run.epoch)) === 'duplicate') throw RECORDED_ALREADY;
+    return new CommittedWithBody(value, row);
+  }
+
+  /**
+   * This claim's checkpoint of the step, if one is stored: the workflow then sees what the
+   * history holds, as a resume would. `LeaseLostError` when another claim holds the run.
+   */
+  private async recorded(step: StepWrite): Promise<CommittedWithBody | undefined> {
+    const { runId, epoch } = step.run;
+    const row = await this.store.ownStep(runId, step.seq, epoch);
+    if (!row) return undefined;
+    if (row.status !== 'completed') throw new LeaseLostError(runId, epoch);
+    const value = this.codec.decode(row.output ?? '', `step #${step.seq} "${step.name}" result`);
+    return new CommittedWithBody(value, row);
+  }
 }
