@@ -5,6 +5,7 @@ import { ConfigurationError } from '../../src/errors/ConfigurationError';
 import { CorruptValueError, isCorruptValueError } from '../../src/errors/CorruptValueError';
 import { SerializationError } from '../../src/errors/SerializationError';
 import { Codec } from '../../src/codec/Codec';
+import { encodeErrorAsStored } from '../../src/codec/errorSnapshot';
 import { findErrorClass, registerErrorClasses } from '../../src/codec/ErrorClassRegistry';
 
 const codec = new Codec();
@@ -873,5 +874,47 @@ describe("waymark's own errors", () => {
       .filter(([name, value]) => findErrorClass(name) !== value)
       .map(([name]) => name);
     expect(unregistered).toEqual([]);
+  });
+});
+
+describe('errors that cannot be stored as they are', () => {
+  it('an error over the size limit keeps its name and code and has its message cut and marked', () => {
+    const error = Object.assign(new RangeError(`slow down ${'x'.repeat(2 * MIB)}`), {
+      code: 'E_RATE',
+      status: 429,
+    });
+    const stored = encodeErrorAsStored(codec, error);
+    expect(stored.exact).toBe(false);
+    expect(Buffer.byteLength(stored.text)).toBeLessThanOrEqual(codec.maxValueBytes);
+    const read = codec.decode(stored.text, 'error') as RangeError & Record<string, unknown>;
+    expect(read).toBeInstanceOf(RangeError);
+    expect(read).toMatchObject({ name: 'RangeError', code: 'E_RATE', status: 429 });
+    expect(read.message.startsWith('slow down xxx')).toBe(true);
+    expect(read.message).toMatch(
+      /… \[cut by waymark: 2097162 characters, too large to store whole\]$/,
+    );
+  });
+
+  it('a long cause is cut too, and the chain is kept', () => {
+    const cause = Object.assign(new Error('y'.repeat(1_500_000)), { code: 'ECONNRESET' });
+    const stored = encodeErrorAsStored(codec, new Error('request failed', { cause }));
+    const read = codec.decode(stored.text, 'error') as Error & { cause: Error & { code: string } };
+    expect(read.message).toBe('request failed');
+    expect(read.cause.code).toBe('ECONNRESET');
+    expect(read.cause.message).toMatch(/cut by waymark/);
+  });
+
+  it('a thrown string over the limit is cut', () => {
+    const stored = encodeErrorAsStored(codec, 'z'.repeat(2 * MIB));
+    expect(stored.exact).toBe(false);
+    expect(codec.decode(stored.text, 'error')).toMatch(/^z+… \[cut by waymark/);
+  });
+
+  it('an error that can be stored is stored exactly, and says so', () => {
+    const error = Object.assign(new Error('no'), { code: 'E_NO' });
+    expect(encodeErrorAsStored(codec, error)).toEqual({
+      text: codec.encode(error, 'error'),
+      exact: true,
+    });
   });
 });

@@ -1,5 +1,5 @@
 import type { Codec } from '../../codec/Codec';
-import { encodeError } from '../../codec/errorSnapshot';
+import { encodeErrorAsStored } from '../../codec/errorSnapshot';
 import { isCorruptValueError } from '../../errors/CorruptValueError';
 import { NonDeterminismError } from '../../errors/NonDeterminismError';
 import { isSerializationError } from '../../errors/SerializationError';
@@ -50,7 +50,12 @@ export class StepReplay {
     }
   }
 
-  /** The row to store for `settled`; a result that cannot be stored becomes the failure. */
+  /**
+   * The row to store for `settled`; a result that cannot be stored becomes the failure. An
+   * error that cannot be stored as it is (too large, or holding what cannot be stored) is
+   * given to the workflow as stored — name and code kept, long texts cut — so that the live
+   * run takes the branch its replay will.
+   */
   build(
     run: RunState,
     seq: number,
@@ -82,6 +87,10 @@ export class StepReplay {
       }
     }
     if (isProcessAbort(settled.error)) throw settled.error;
-    return { row: row('failed', encodeError(this.codec, settled.error)), settled };
+    const stored = encodeErrorAsStored(this.codec, settled.error);
+    if (!stored.exact) {
+      settled = { ok: false, error: this.codec.decode(stored.text, `step #${seq} "${name}" error`) };
+    }
+    return { row: row('failed', stored.text), settled };
   }
 }
