@@ -9,6 +9,7 @@
  * Each concern has a database of its own, so that no worker of one test takes another's runs.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { container as rootContainer, injectable, type DependencyContainer } from 'tsyringe';
@@ -244,6 +245,22 @@ describe(`waymark through PgBouncer in transaction mode, default_pool_size = ${P
     );
   }, 90_000);
 
+  it('a host list naming a host that is down before the pooler connects through the pooler', async () => {
+    const { db } = await database();
+    const down = await unusedPort();
+    const pooler = `127.0.0.1:${bouncer.port}`;
+    const url = bouncer.url(db.url, FLAG).replace(pooler, `127.0.0.1:${down},${pooler}`);
+    const listed = await Waymark.create({ database: url });
+    try {
+      const results = await Promise.all(
+        Array.from({ length: 5 }, (_, i) => listed.run(PooledSums, 'sum', [i, STEPS])),
+      );
+      expect(results).toEqual(Array.from({ length: 5 }, (_, i) => expectedSum(i)));
+    } finally {
+      await listed.close();
+    }
+  });
+
   it('a run waiting for a signal resumes when runtime.signal delivers it', async () => {
     const log = scope.resolve(StepLog);
     const handle = await runtime.start(Approvals, 'request', [id()]);
@@ -397,6 +414,18 @@ async function advisoryLocks(
       (which === 'awaited' ? ' AND NOT granted' : ''),
   );
   return count;
+}
+
+/** A port on 127.0.0.1 that nothing listens on (it did a moment ago, for the asking). */
+function unusedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
 }
 
 /** Resolves once `check` answers true; polled every 10 ms, for at most 5 s. */
