@@ -3,6 +3,7 @@ import { isConfigurationError } from '../errors/ConfigurationError';
 import { isMigrationLockTimeoutError } from '../errors/MigrationLockTimeoutError';
 import { isSerializationError } from '../errors/SerializationError';
 import { isStoreUnavailableError } from '../errors/StoreUnavailableError';
+import { isTransactionPoolerError } from '../errors/TransactionPoolerError';
 import { isCliError } from './CliError';
 import { ExitCode } from './ExitCode';
 
@@ -14,7 +15,8 @@ export interface Failure {
 
 /**
  * Maps whatever a command threw to an exit code and a one-line message: wrong arguments,
- * options, URLs, JSON or values over the size limit are usage errors (2); a database that
+ * options, URLs (also one missing `pgbouncer=true` behind a transaction pooler), JSON or
+ * values over the size limit are usage errors (2); a database that
  * does not answer, or whose migration lock another process holds, is 3; anything else — an unknown run, a run in the wrong state — failed (1).
  *
  * @example
@@ -28,7 +30,11 @@ export function describeFailure(error: unknown): Failure {
     return { exitCode: error.exitCode === 0 ? ExitCode.Ok : ExitCode.Usage, message: undefined };
   }
   if (isCliError(error)) return { exitCode: error.exitCode, message: error.message };
-  if (isConfigurationError(error) || isSerializationError(error)) {
+  if (
+    isConfigurationError(error) ||
+    isSerializationError(error) ||
+    isTransactionPoolerError(error)
+  ) {
     return { exitCode: ExitCode.Usage, message: error.message };
   }
   if (isStoreUnavailableError(error) || isMigrationLockTimeoutError(error)) {

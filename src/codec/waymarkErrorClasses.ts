@@ -26,6 +26,7 @@ import { InvalidArgumentError } from '../errors/InvalidArgumentError';
 import { MigrationLockTimeoutError } from '../errors/MigrationLockTimeoutError';
 import { NoWritableHostError } from '../errors/NoWritableHostError';
 import { StreamClosedError } from '../errors/StreamClosedError';
+import { TransactionPoolerError } from '../errors/TransactionPoolerError';
 import { registerErrorClasses } from './ErrorClassRegistry';
 
 // waymark's own errors read back as their classes, so a replayed failure still matches
@@ -59,4 +60,5 @@ registerErrorClasses(
   MigrationLockTimeoutError,
   NoWritableHostError,
   StreamClosedError,
+  TransactionPoolerError,
 );

@@ -27,3 +27,4 @@ export * from './SignalTimeoutError';
 export * from './MigrationLockTimeoutError';
 export * from './httpStatusOfError';
 export * from './NoWritableHostError';
+export * from './TransactionPoolerError';

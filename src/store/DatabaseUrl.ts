@@ -16,12 +16,15 @@ export type ParsedDatabaseUrl = ServerUrlOptions;
 /**
  * Turns a database URL into TypeORM options. Passwords never appear in error messages.
  * Server URLs accept the TLS parameters of libpq (`sslmode`, …) or of the `mysql` client
- * (`ssl-mode`, …) and `poolSize`; any other parameter is refused by name.
+ * (`ssl-mode`, …) and `poolSize`; PostgreSQL URLs also `pgbouncer=true` (a transaction-mode
+ * pooler in between: it becomes `extra: { pgbouncer: true }`). Any other parameter is
+ * refused by name.
  *
  * @example
  * ```ts
  * dataSourceOptionsFromUrl('mysql://root@127.0.0.1:3306/test');
  * dataSourceOptionsFromUrl('postgres://app:pw@db:5432/app?sslmode=verify-full&sslrootcert=ca.pem');
+ * dataSourceOptionsFromUrl('postgres://app:pw@pooler:6543/app?pgbouncer=true');
  * ```
  */
 export function dataSourceOptionsFromUrl(url: string): DataSourceOptions {

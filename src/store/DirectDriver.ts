@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { DataSource } from 'typeorm';
+import { isBehindPgbouncer } from './pgbouncerOption';
 
 /** Rows read, or rows changed, by one statement: the shape of TypeORM's `QueryResult`. */
 export interface DirectResult {
@@ -40,8 +41,9 @@ type PgModule = { Query?: new (text: string, values: unknown[]) => PgQuery };
 /**
  * The hot path's way to the database: the pool or connection TypeORM already opened, with
  * statements prepared once (SQLite) or named so the server plans them once per connection
- * (PostgreSQL). A TypeORM query runner per statement costs more than the statement itself
- * on SQLite. Statements still go through the DataSource's logger. Undefined when the
+ * (PostgreSQL; unnamed behind a transaction-mode pooler, `pgbouncer=true`, whose server
+ * connections are not the client's). A TypeORM query runner per statement costs more than
+ * the statement itself on SQLite. Statements still go through the DataSource's logger. Undefined when the
  * DataSource's driver is not one of these (then the query runner is used).
  */
 export function directQuery(dataSource: DataSource): DirectQuery | undefined {
@@ -97,6 +99,9 @@ export function directQuery(dataSource: DataSource): DirectQuery | undefined {
       const pool = driver.master as PgPool | undefined;
       const Query = (driver.postgres as PgModule | undefined)?.Query;
       if (!pool || !Query) return undefined;
+      // Behind a transaction pooler, a name prepared on one server connection is missing on
+      // the next, or already taken there by another client: each statement is parsed anew.
+      const named = !isBehindPgbouncer(dataSource.options);
       const names = new Map<string, string>();
       const nameOf = (sql: string): string => {
         let name = names.get(sql);
@@ -114,7 +119,7 @@ export function directQuery(dataSource: DataSource): DirectQuery | undefined {
         new Promise((resolve, reject) => {
           log(sql, params);
           const query = new Query(sql, params);
-          query.name = nameOf(sql);
+          if (named) query.name = nameOf(sql);
           pool.query(query, (error, result) => {
             if (error) reject(error);
             else resolve(rowsRead(result.rows, result.rowCount ?? undefined));

@@ -1,7 +1,7 @@
 import type { DataSource, MigrationInterface, QueryRunner } from 'typeorm';
 import { typeorm } from './typeormModule';
 import { dialectOf, type DialectName } from './Dialect';
-import { acquireMigrationLock } from './MigrationLock';
+import { acquireMigrationLock, migrationLockScope, type MigrationLockScope } from './MigrationLock';
 import { columnTypes } from './migrations/columnTypes';
 import { waymarkMigrations } from './migrations';
 
@@ -21,7 +21,8 @@ export interface MigratorOptions {
  * with the application's. A schema that is already current is seen without any lock (the
  * usual start); otherwise it takes this database's migration lock, looks again, and
  * applies what is still pending, so many processes starting at once apply each migration
- * exactly once — and never without the lock.
+ * exactly once — and never without the lock. Behind a transaction-mode pooler
+ * (`pgbouncer=true`) the lock and every pending migration are one transaction.
  *
  * @example
  * ```ts
@@ -30,6 +31,7 @@ export interface MigratorOptions {
  */
 export class Migrator {
   private readonly dialect: DialectName;
+  private readonly lockScope: MigrationLockScope;
   private readonly lockTimeoutMs: number;
 
   constructor(
@@ -38,6 +40,7 @@ export class Migrator {
     options: MigratorOptions = {},
   ) {
     this.dialect = dialectOf(dataSource);
+    this.lockScope = migrationLockScope(this.dialect, dataSource.options);
     this.lockTimeoutMs = options.lockTimeoutMs ?? 120_000;
   }
 
@@ -50,7 +53,12 @@ export class Migrator {
   async migrate(): Promise<string[]> {
     if ((await this.pending()).length === 0) return [];
     return this.withRunner(async (runner) => {
-      const release = await acquireMigrationLock(runner, this.dialect, this.lockTimeoutMs);
+      const release = await acquireMigrationLock(
+        runner,
+        this.dialect,
+        this.lockScope,
+        this.lockTimeoutMs,
+      );
       let succeeded = false;
       try {
         await this.ensureTable(runner);
@@ -76,7 +84,9 @@ export class Migrator {
   }
 
   private async apply(runner: QueryRunner, migration: MigrationInterface): Promise<void> {
-    const transactional = this.dialect === 'postgres';
+    // PostgreSQL rolls DDL back: each migration commits whole, unless the lock's own
+    // transaction holds them all (then they commit together).
+    const transactional = this.dialect === 'postgres' && this.lockScope === 'session';
     if (transactional) await runner.startTransaction();
     try {
       await migration.up(runner);

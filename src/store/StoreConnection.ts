@@ -10,6 +10,7 @@ import {
   isMissingReference,
   type DialectName,
 } from './Dialect';
+import { detectTransactionPooler } from './detectTransactionPooler';
 import { directQuery, type DirectQuery } from './DirectDriver';
 import { isLostConnectionError, isTransientStoreError } from './transientStoreError';
 
@@ -282,12 +283,16 @@ export class StoreConnection {
    * Driver errors become `StoreUnavailableError` naming the operation; duplicates and
    * missing references (MySQL's step fence), which callers handle, and waymark's own errors
    * (a lost lease found in a transaction) stay, except a host list's "no host accepts
-   * writes", which is an outage like any other.
+   * writes", which is an outage like any other. A transaction pooler's tell-tale answer is
+   * no outage: it names the missing `pgbouncer=true`.
    */
   private wrap(operation: string, error: unknown): unknown {
     if (isDuplicateKey(error) || isMissingReference(error)) return error;
     if (error instanceof WaymarkError && !isNoWritableHostError(error)) return error;
-    return new StoreUnavailableError(operation, error);
+    return (
+      detectTransactionPooler(operation, error, this.dataSource.options) ??
+      new StoreUnavailableError(operation, error)
+    );
   }
 
   /** SQLite has one connection: a transaction on it must not interleave with other statements. */

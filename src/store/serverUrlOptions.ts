@@ -1,6 +1,7 @@
 import type { DataSourceOptions } from 'typeorm';
 import { ConfigurationError } from '../errors/ConfigurationError';
 import { MYSQL_TLS_PARAMETERS, mysqlTlsRequest } from './mysqlTlsRequest';
+import { PGBOUNCER } from './pgbouncerOption';
 import { POSTGRES_TLS_PARAMETERS, postgresTlsRequest } from './postgresTlsRequest';
 import { describeServerUrl, parseServerUrl } from './ServerUrl';
 import { assertCoherent, driverTls, type TlsRequest } from './TlsRequest';
@@ -27,7 +28,7 @@ const DIALECTS = {
   },
   postgres: {
     port: 5432,
-    parameters: [...POSTGRES_TLS_PARAMETERS, 'poolSize'],
+    parameters: [...POSTGRES_TLS_PARAMETERS, 'poolSize', PGBOUNCER],
     spellings: [],
     readTls: postgresTlsRequest,
     // One connection stays open: above `min`, node-postgres's pool arms an idle timer on
@@ -38,9 +39,10 @@ const DIALECTS = {
 
 /**
  * Options for a `mysql://` (or `mariadb://`) or `postgres://` (or `postgresql://`) URL.
- * Parameters: the TLS ones (see {@link postgresTlsRequest}, {@link mysqlTlsRequest}) and
- * `poolSize` (a host list's `target_session_attrs` is read by `parseHostList`). Any other is
- * refused by name.
+ * Parameters: the TLS ones (see {@link postgresTlsRequest}, {@link mysqlTlsRequest}),
+ * `poolSize`, and for PostgreSQL `pgbouncer=true|false` (a transaction-mode pooler in between:
+ * recorded as `extra.pgbouncer`, read by `isBehindPgbouncer`); a host list's
+ * `target_session_attrs` is read by `parseHostList`. Any other is refused by name.
  */
 export function serverUrlOptions(text: string, type: 'mysql' | 'postgres'): ServerUrlOptions {
   const dialect = DIALECTS[type];
@@ -62,6 +64,7 @@ export function serverUrlOptions(text: string, type: 'mysql' | 'postgres'): Serv
       'a whole number of connections from 1 to 9999',
     );
   }
+  const pgbouncer = takePgbouncer(params, type, shown);
   params.assertAllRead(dialect.parameters);
 
   const [{ host, port }] = url.hosts;
@@ -74,12 +77,24 @@ export function serverUrlOptions(text: string, type: 'mysql' | 'postgres'): Serv
     database: url.database,
     ...(poolSize ? { poolSize: Number(poolSize.value) } : {}),
     ...dialect.options,
+    ...(pgbouncer ? { extra: { ...DIALECTS.postgres.options.extra, [PGBOUNCER]: true } } : {}),
   } as DataSourceOptions;
   if (!tls) return { options: base, shown };
   const options = { ...base, ssl: driverTls(tls, type) } as DataSourceOptions;
   return tls.mode === 'prefer'
     ? { options, shown, tls, withoutTls: base }
     : { options, shown, tls };
+}
+
+/** `pgbouncer=true|false`, which only a PostgreSQL URL takes. */
+function takePgbouncer(params: UrlParameters, type: 'mysql' | 'postgres', shown: string): boolean {
+  if (type === 'mysql' && params.take(PGBOUNCER)) {
+    throw new ConfigurationError(
+      `database URL "${shown}" has ${PGBOUNCER}, a PostgreSQL parameter (it tells waymark a ` +
+        'transaction-mode pooler such as PgBouncer stands before PostgreSQL); a mysql:// URL does not take it',
+    );
+  }
+  return params.takeFlag(PGBOUNCER)?.on ?? false;
 }
 
 /** How a server URL that parses may be shown, whatever its parameters say. */

@@ -2,6 +2,7 @@ import { isLeaseLostError } from '../../errors/LeaseLostError';
 import { isRuntimeClosedError } from '../../errors/RuntimeClosedError';
 import { isSimulatedCrash } from '../../errors/SimulatedCrash';
 import { isStoreUnavailableError } from '../../errors/StoreUnavailableError';
+import { isTransactionPoolerError } from '../../errors/TransactionPoolerError';
 import { isRunSuspended } from './RunSuspended';
 
 /**
@@ -14,6 +15,7 @@ export function isProcessAbort(error: unknown): boolean {
     isLeaseLostError(error) ||
     isRuntimeClosedError(error) ||
     isStoreUnavailableError(error) ||
+    isTransactionPoolerError(error) ||
     isRunSuspended(error)
   );
 }
