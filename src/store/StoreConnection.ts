@@ -48,6 +48,16 @@ class LostTransactionConnection extends Error {
   }
 }
 
+/**
+ * One of waymark's own statements of a user's transaction failed (its BEGIN, its checkpoint,
+ * its COMMIT): a failure of the store, never the user's step's, whatever the driver said.
+ */
+export class OwnStatementFailure extends Error {
+  constructor(readonly cause: unknown) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause });
+  }
+}
+
 const FIRST_DELAY_MS = 25;
 const MAX_DELAY_MS = 2_000;
 
@@ -125,13 +135,12 @@ export class StoreConnection {
     options: TransactionOptions<T> = {},
   ): Promise<T> {
     this.lifecycle.assertAlive(operation);
-    const guarded = options.userWork ? this.probing(work) : work;
+    const user = options.userWork !== undefined;
+    const guarded = user ? this.probing(work) : work;
     const run = (): Promise<T> =>
       this.dialect === 'sqlite'
-        ? this.serialized(() => this.sqliteTransaction(guarded))
-        : this.dataSource.transaction((manager) =>
-            guarded(this.boundTo(manager.queryRunner!), manager),
-          );
+        ? this.serialized(() => this.sqliteTransaction(guarded, user))
+        : this.serverTransaction(guarded, user);
     const { lostRace } = options;
     const once = lostRace
       ? () =>
@@ -165,7 +174,9 @@ export class StoreConnection {
       } catch (error) {
         if (error instanceof LostTransactionConnection) lost = error.thrown;
         else if (isLostConnectionError(error)) lost = error;
-        else throw error;
+        else if (!(error instanceof OwnStatementFailure)) throw error;
+        else if (isTransientStoreError(error.cause)) lost = error.cause;
+        else throw new StoreUnavailableError(operation, error.cause);
       }
       const committed = await user.committed();
       if (committed !== undefined) return committed;
@@ -202,6 +213,33 @@ export class StoreConnection {
     };
   }
 
+  /**
+   * PostgreSQL, MySQL/MariaDB: TypeORM's transaction; with `mark`, a failure of its BEGIN
+   * (before the work started) or of its COMMIT (after the work returned) is told apart from the
+   * work's own ({@link OwnStatementFailure}).
+   */
+  private async serverTransaction<T>(
+    work: (tx: StoreConnection, manager: EntityManager) => Promise<T>,
+    mark: boolean,
+  ): Promise<T> {
+    if (!mark) {
+      return this.dataSource.transaction((manager) =>
+        work(this.boundTo(manager.queryRunner!), manager),
+      );
+    }
+    const at: { phase: 'begin' | 'work' | 'commit' } = { phase: 'begin' };
+    try {
+      return await this.dataSource.transaction(async (manager) => {
+        at.phase = 'work';
+        const result = await work(this.boundTo(manager.queryRunner!), manager);
+        at.phase = 'commit';
+        return result;
+      });
+    } catch (error) {
+      throw at.phase === 'work' ? error : new OwnStatementFailure(error);
+    }
+  }
+
   private boundTo(runner: QueryRunner): StoreConnection {
     return new StoreConnection(this.dataSource, this.lifecycle, this.retry, runner, this.gate);
   }
@@ -210,19 +248,24 @@ export class StoreConnection {
    * SQLite: `BEGIN IMMEDIATE`, taking the write lock up front (waiting for it like any
    * write). TypeORM's deferred `BEGIN` would start reading, then fail at once with
    * SQLITE_BUSY_SNAPSHOT when another process wrote in between. The runner is marked as in
-   * a transaction so TypeORM nests its own (a `save()` in a step) as savepoints.
+   * a transaction so TypeORM nests its own (a `save()` in a step) as savepoints. With `mark`,
+   * a failed BEGIN or COMMIT is an {@link OwnStatementFailure}.
    */
   private async sqliteTransaction<T>(
     work: (tx: StoreConnection, manager: EntityManager) => Promise<T>,
+    mark: boolean,
   ): Promise<T> {
     const runner = this.dataSource.createQueryRunner();
     const state = runner as unknown as { isTransactionActive: boolean; transactionDepth: number };
-    await this.query(runner, 'BEGIN IMMEDIATE', []);
+    const own = (error: unknown): never => {
+      throw mark ? new OwnStatementFailure(error) : error;
+    };
+    await this.query(runner, 'BEGIN IMMEDIATE', []).catch(own);
     state.isTransactionActive = true;
     state.transactionDepth = 1;
     try {
       const result = await work(this.boundTo(runner), runner.manager);
-      await this.query(runner, 'COMMIT', []);
+      await this.query(runner, 'COMMIT', []).catch(own);
       return result;
     } catch (error) {
       await runner.query('ROLLBACK').catch(() => undefined);

@@ -132,3 +132,87 @@ describe.each<Backend>(['mariadb', 'postgres'])(
     );
   },
 );
+
+/**
+ * A database that refuses the transactional step's checkpoint (as a full disk would), but
+ * would store its failure: what was refused must not become the step's outcome.
+ */
+const REFUSE_CHECKPOINT: Record<Backend, string[]> = {
+  sqlite: [],
+  'sqlite-file': [
+    "CREATE TRIGGER refuse_save BEFORE INSERT ON waymark_steps WHEN NEW.name = 'save' AND NEW.status = 'completed' " +
+      "BEGIN SELECT RAISE(ABORT, 'no space left for the checkpoint'); END",
+  ],
+  mariadb: [
+    'CREATE TRIGGER refuse_save BEFORE INSERT ON waymark_steps FOR EACH ROW ' +
+      "IF NEW.name = 'save' AND NEW.status = 'completed' THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'no space left for the checkpoint'; END IF",
+  ],
+  postgres: [
+    'CREATE FUNCTION refuse_save() RETURNS trigger AS $$ BEGIN ' +
+      "IF NEW.name = 'save' AND NEW.status = 'completed' THEN RAISE EXCEPTION 'no space left for the checkpoint'; END IF; " +
+      'RETURN NEW; END $$ LANGUAGE plpgsql',
+    'CREATE TRIGGER refuse_save BEFORE INSERT ON waymark_steps FOR EACH ROW EXECUTE FUNCTION refuse_save()',
+  ],
+};
+
+const ALLOW_CHECKPOINT: Record<Backend, string[]> = {
+  sqlite: [],
+  'sqlite-file': ['DROP TRIGGER refuse_save'],
+  mariadb: ['DROP TRIGGER refuse_save'],
+  postgres: ['DROP TRIGGER refuse_save ON waymark_steps', 'DROP FUNCTION refuse_save()'],
+};
+
+describe.each<Backend>(['sqlite-file', 'mariadb', 'postgres'])(
+  'a transactional step whose checkpoint the database refuses, on %s',
+  (backend) => {
+    let db: TestDatabase;
+    let app: DataSource;
+
+    beforeAll(async () => {
+      LostTxFlow.backend = backend;
+      db = await createTestDatabase(backend);
+      app = new DataSource({
+        ...dataSourceOptionsFromUrl(db.url),
+        entities: [LostTxOrder],
+        synchronize: true,
+      });
+      await app.initialize();
+    });
+
+    afterAll(async () => {
+      await app?.destroy();
+      await db?.drop();
+    });
+
+    it('stops the run resumable instead of failing it; once the database takes writes, the run completes with one row', async () => {
+      const scope = rootContainer.createChildContainer();
+      const first = await Waymark.create({ database: app, container: scope });
+      const orderId = `${backend}-refused-${Date.now()}`;
+      Saboteur.kill = undefined;
+      Saboteur.bodies = 0;
+      for (const sql of REFUSE_CHECKPOINT[backend]) await app.query(sql);
+      try {
+        await expect(first.run(LostTxFlow, 'place', [orderId])).rejects.toMatchObject({
+          name: 'StoreUnavailableError',
+          message: expect.stringMatching(/no space left for the checkpoint/),
+        });
+        // Nothing was recorded as the run's or the step's outcome; the order rolled back.
+        expect(await first.handle(`lost-tx-${orderId}`).status()).toBe('running');
+        expect(await first.history(`lost-tx-${orderId}`)).toEqual([]);
+        expect(await app.getRepository(LostTxOrder).findBy({ id: orderId })).toEqual([]);
+      } finally {
+        for (const sql of ALLOW_CHECKPOINT[backend]) await app.query(sql);
+        await first.close();
+      }
+      const second = await Waymark.create({ database: app, container: scope });
+      try {
+        await expect(second.run(LostTxFlow, 'place', [orderId])).resolves.toBe(
+          `saved ${orderId} in attempt 1 then shipped`,
+        );
+        expect(await app.getRepository(LostTxOrder).findBy({ id: orderId })).toHaveLength(1);
+      } finally {
+        await second.close();
+      }
+    });
+  },
+);

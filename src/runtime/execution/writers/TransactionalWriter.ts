@@ -1,9 +1,10 @@
 import type { EntityManager } from 'typeorm';
 import type { Codec } from '../../../codec/Codec';
 import type { Clock } from '../../../ground/Clock';
-import { LeaseLostError } from '../../../errors/LeaseLostError';
+import { isLeaseLostError, LeaseLostError } from '../../../errors/LeaseLostError';
 import type { StepRow } from '../../../store/rows';
 import type { RunStore } from '../../../store/RunStore';
+import { OwnStatementFailure } from '../../../store/StoreConnection';
 import type { StepReplay } from '../StepReplay';
 import type { CheckpointWriter, StepWrite } from './CheckpointWriter';
 import { insertCheckpoint } from './PlainWriter';
@@ -84,8 +85,12 @@ export class TransactionalWriter implements CheckpointWriter {
     if (!built.settled.ok) throw built.settled.error;
     this.afterEffect(step);
     const row = withKey(built.row, step.storedKey);
+    const inserted = await tx.insertStep(row, step.run.epoch).catch((error: unknown) => {
+      // The checkpoint is the store's write, not the body's: its failure is never the step's.
+      throw isLeaseLostError(error) ? error : new OwnStatementFailure(error);
+    });
     // eslint-disable-next-line @typescript-eslint/only-throw-error -- a marker, caught in attempt()
-    if ((await tx.insertStep(row, step.run.epoch)) === 'duplicate') throw RECORDED_ALREADY;
+    if (inserted === 'duplicate') throw RECORDED_ALREADY;
     return new CommittedWithBody(value, row);
   }
 
