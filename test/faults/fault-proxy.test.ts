@@ -300,7 +300,12 @@ describe('what the decision functions are told', () => {
     await start('postgres');
     // node-postgres answers CopyInResponse with CopyFail when no stream was given.
     expect(await db.query(`COPY ${table} FROM STDIN`)).toEqual({ error: '57014' });
-    expect(after()).toEqual([[1, 'idle', 'ERROR 57014']]);
+    // pg settles a query at its ErrorResponse; it sends the next one after ReadyForQuery.
+    expect(await db.query('SELECT 1 AS one')).toEqual({ rows: [{ one: 1 }] });
+    expect(after()).toEqual([
+      [1, 'idle', 'ERROR 57014'],
+      [2, 'idle', 'SELECT 1'],
+    ]);
   });
 
   it('pg: the SSLRequest and the server’s one-byte answer pass through, then the startup', async () => {
