@@ -37,6 +37,8 @@ export class LimiterSlots {
       async (tx) => {
         const locks = new QueueLocks(tx);
         await locks.lock('limiter', limiter.name, slot.now);
+        // Run again after a COMMIT whose answer was lost: the slot may be taken already.
+        if (await this.holds(tx, slot.id)) return { taken: true };
         const pausedUntil = await locks.pausedUntil('limiter', limiter.name);
         if (pausedUntil !== null && pausedUntil > slot.now)
           return { taken: false, retryAt: pausedUntil };
@@ -89,6 +91,15 @@ export class LimiterSlots {
   /** Pauses every step under the limiter, in every worker, until `until`. */
   pause(name: string, until: number, now: number): Promise<void> {
     return new QueueLocks(this.store).pause('limiter', name, until, now);
+  }
+
+  private async holds(tx: RunStore, id: string): Promise<boolean> {
+    const { records } = await tx.exec(
+      'look for this limiter slot',
+      this.sql('SELECT 1 AS held FROM waymark_limiter_slots WHERE id = ? AND released_at IS NULL'),
+      [id],
+    );
+    return records.length > 0;
   }
 
   /** When the limiter is full: the earliest time a slot may be free; undefined when one is. */

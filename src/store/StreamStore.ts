@@ -54,7 +54,8 @@ export class StreamStore {
   /**
    * Appends batches in one statement, fenced like a step's checkpoint: only while the run is
    * still at `epoch`, so a process whose claim was taken over stores nothing and gets
-   * `LeaseLostError`. 'duplicate' when an offset was taken meanwhile. At most
+   * `LeaseLostError`. 'duplicate' when an offset was taken meanwhile — unless by this very
+   * append, committed on a first try whose answer was lost: that is 'ok'. At most
    * {@link MAX_APPEND_ROWS} rows.
    */
   async append(rows: readonly StreamBatchRow[], epoch: number): Promise<'ok' | 'duplicate'> {
@@ -92,11 +93,35 @@ export class StreamStore {
         params,
       ));
     } catch (error) {
-      if (isDuplicateKey(error)) return 'duplicate';
-      throw error;
+      if (!isDuplicateKey(error)) throw error;
+      return (await this.landed(first)) ? 'ok' : 'duplicate';
     }
     if (affected !== rows.length) throw new LeaseLostError(first.runId, epoch);
     return 'ok';
+  }
+
+  /**
+   * Whether `row` is stored as it is, at its offset: the batches of one append are one
+   * statement, so its first row tells whether the whole append committed. Only the holder of
+   * the run's epoch can write there, and the offset was free when it read the tail.
+   */
+  private async landed(row: StreamBatchRow): Promise<boolean> {
+    const { records } = await this.store.exec(
+      `read stream "${row.stream}" of run "${row.runId}" at ${row.firstOffset}`,
+      this.sql(
+        'SELECT chunk_count, chunks, restart, step_seq FROM waymark_stream_chunks ' +
+          'WHERE run_id = ? AND stream = ? AND first_offset = ?',
+      ),
+      [row.runId, row.stream, row.firstOffset],
+    );
+    const stored = records[0] as Record<string, unknown> | undefined;
+    return (
+      stored !== undefined &&
+      Number(stored.chunk_count) === row.count &&
+      stored.chunks === row.chunks &&
+      (stored.restart ?? null) === row.restart &&
+      (stored.step_seq === null ? null : Number(stored.step_seq)) === row.stepSeq
+    );
   }
 
   /** The stream's next offset, whether it is closed, and the steps that wrote to it. */
