@@ -30,10 +30,16 @@ export class WorkerProcess {
   private readonly waiters = new Set<LineWaiter>();
   private readonly child: ChildProcessByStdio<null, Readable, Readable>;
 
-  private constructor(script: string, args: string[], timeoutMs: number) {
+  private constructor(
+    script: string,
+    args: string[],
+    timeoutMs: number,
+    env: Readonly<Record<string, string>>,
+  ) {
     this.child = spawn(process.execPath, ['-r', '@swc-node/register', script, ...args], {
       cwd: REPO_ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...env },
     });
     let partial = '';
     this.child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
@@ -67,9 +73,13 @@ export class WorkerProcess {
     this.exited.catch(() => undefined);
   }
 
-  /** Starts `script` (a path relative to the repository root) with `args`. */
-  static start(script: string, args: string[], options: { timeoutMs?: number } = {}) {
-    return new WorkerProcess(script, args, options.timeoutMs ?? 20_000);
+  /** Starts `script` (a path relative to the repository root) with `args`, and `env` added. */
+  static start(
+    script: string,
+    args: string[],
+    options: { timeoutMs?: number; env?: Readonly<Record<string, string>> } = {},
+  ) {
+    return new WorkerProcess(script, args, options.timeoutMs ?? 20_000, options.env ?? {});
   }
 
   get pid(): number {

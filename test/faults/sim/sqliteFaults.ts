@@ -1,0 +1,60 @@
+/**
+ * Loaded first (`-r`) into a simulator worker on SQLite, where there is no connection to cut:
+ * makes the driver fail statements itself, as a seeded plan says — SQLITE_BUSY (another
+ * process holds the lock past the busy timeout), SQLITE_FULL (the disk is full), SQLITE_IOERR
+ * (an I/O error) — before the statement runs, until the plan's window ends. Only waymark's own
+ * statements fail (its tables, BEGIN, COMMIT): a disk-full in a step body's own SQL is that
+ * body's error, which its step records as it would any other. Each fault is noted
+ * in the worker's ledger. The plan comes in `WAYMARK_SIM_SQLITE_FAULTS` (JSON, {@link SqliteFaultPlan}).
+ */
+import Database from 'better-sqlite3';
+import { mulberry32 } from '../../support/SeededRandom';
+import { SimLedger } from './SimLedger';
+
+/** How often a worker's SQLite driver fails a statement, and until when. */
+export interface SqliteFaultPlan {
+  readonly seed: number;
+  /** Chance that a statement fails, from 0 to 1. */
+  readonly rate: number;
+  /** The most faults this worker life injects. */
+  readonly max: number;
+  /** Real time (`Date.now()`) after which nothing fails. */
+  readonly until: number;
+  readonly dir: string;
+  readonly worker: number;
+  readonly life: number;
+}
+
+const KINDS = [
+  ['SQLITE_BUSY', 'database is locked'],
+  ['SQLITE_FULL', 'database or disk is full'],
+  ['SQLITE_IOERR', 'disk I/O error'],
+] as const;
+
+type Method = (this: { source?: string }, ...args: unknown[]) => unknown;
+
+function install(plan: SqliteFaultPlan): void {
+  const random = mulberry32(plan.seed);
+  const ledger = new SimLedger(plan.dir, plan.worker, plan.life);
+  let injected = 0;
+  const probe = new Database(':memory:');
+  const proto = Object.getPrototypeOf(probe.prepare('SELECT 1')) as Record<string, Method>;
+  probe.close();
+  for (const name of ['run', 'all', 'get', 'iterate']) {
+    const original = proto[name];
+    proto[name] = function (this, ...args) {
+      const own = /waymark_|^\s*(BEGIN|COMMIT)/i.test(this.source ?? '');
+      if (own && injected < plan.max && Date.now() < plan.until && random() < plan.rate) {
+        injected++;
+        const [code, message] = KINDS[Math.floor(random() * KINDS.length)];
+        const sql = String(this.source ?? '').slice(0, 80);
+        ledger.append({ k: 'fault', fault: code, sql });
+        throw new Database.SqliteError(message, code);
+      }
+      return original.apply(this, args);
+    };
+  }
+}
+
+const text = process.env.WAYMARK_SIM_SQLITE_FAULTS;
+if (text) install(JSON.parse(text) as SqliteFaultPlan);
