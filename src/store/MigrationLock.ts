@@ -62,14 +62,20 @@ async function mysqlLock(runner: QueryRunner, timeoutMs: number): Promise<Releas
 
 async function postgresLock(runner: QueryRunner, timeoutMs: number): Promise<ReleaseLock> {
   await runner.query(`SET lock_timeout = ${Math.max(1, Math.round(timeoutMs))}`);
+  let acquired = false;
   try {
     await runner.query(`SELECT pg_advisory_lock(${PG_LOCK_KEY})`);
+    acquired = true;
   } catch (error) {
     if ((error as { driverError?: { code?: string } }).driverError?.code !== '55P03') throw error;
     const [{ db }] = await rows<{ db: string }>(runner, 'SELECT current_database() AS db');
     throw new MigrationLockTimeoutError(db, `pg_advisory_lock(${PG_LOCK_KEY})`, timeoutMs);
   } finally {
-    await runner.query('RESET lock_timeout');
+    // A wait cut off by a lost connection fails with that loss (an outage, retried), not
+    // with this reset's "query runner already released".
+    await runner.query('RESET lock_timeout').catch((error: unknown) => {
+      if (acquired) throw error;
+    });
   }
   return async () => {
     await runner.query(`SELECT pg_advisory_unlock(${PG_LOCK_KEY})`);

@@ -1,11 +1,12 @@
 import type { Command } from 'commander';
 import type { DataSource } from 'typeorm';
 import { isStoreUnavailableError } from '../../errors/StoreUnavailableError';
-import { Migrator } from '../../store/Migrator';
+import { applyMigrations } from '../../store/applyMigrations';
 import { openDataSource } from '../../store/openDataSource';
 import { databaseUrlOf, type CliContext } from '../CliContext';
 import { databaseUnavailable } from '../databaseUnavailable';
 import { missingSqliteFile } from '../missingSqliteFile';
+import { CLI_STORE_RETRY_MS } from '../openRuntime';
 import { allMigrationNames, pendingMigrations } from '../pendingMigrations';
 
 /**
@@ -39,13 +40,13 @@ async function listPending(url: string): Promise<string[]> {
 }
 
 function applyPending(url: string): Promise<string[]> {
-  return withDataSource(url, (dataSource) => new Migrator(dataSource).migrate());
+  return withDataSource(url, (dataSource) => applyMigrations(dataSource, CLI_STORE_RETRY_MS));
 }
 
 async function withDataSource<T>(url: string, work: (ds: DataSource) => Promise<T>): Promise<T> {
   let dataSource: DataSource;
   try {
-    dataSource = (await openDataSource(url)).dataSource;
+    dataSource = (await openDataSource(url, { retryTimeoutMs: CLI_STORE_RETRY_MS })).dataSource;
   } catch (error) {
     throw isStoreUnavailableError(error) ? databaseUnavailable(url, error) : error;
   }
