@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { StoreUnavailableError } from '../errors/StoreUnavailableError';
+import { isDiskFullError } from './diskFullError';
 import { Migrator } from './Migrator';
 import { withTransientRetry } from './retryTransient';
 
@@ -7,7 +8,8 @@ import { withTransientRetry } from './retryTransient';
  * Applies waymark's pending migrations (see {@link Migrator}) through an outage of up to
  * `retryTimeoutMs`, as every statement is retried: a migration cut off by a lost connection
  * is looked for again under the lock, as a restarted process would. An outage that lasts
- * longer is a `StoreUnavailableError` saying for how long; any other failure is thrown as is.
+ * longer is a `StoreUnavailableError` saying for how long, and so is a database whose disk
+ * is full (it refused a write waymark needs); any other failure is thrown as is.
  *
  * @example
  * ```ts
@@ -24,7 +26,7 @@ export function applyMigrations(dataSource: DataSource, retryTimeoutMs: number):
       if (retriedMs !== undefined) {
         return new StoreUnavailableError(what, error, { retriedMs, timeoutMs: retryTimeoutMs });
       }
-      return error;
+      return isDiskFullError(error) ? new StoreUnavailableError(what, error) : error;
     },
   });
 }

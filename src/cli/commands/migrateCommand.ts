@@ -43,16 +43,16 @@ function applyPending(url: string): Promise<string[]> {
   return withDataSource(url, (dataSource) => applyMigrations(dataSource, CLI_STORE_RETRY_MS));
 }
 
+/** `work` on the database at `url`; one it cannot reach, or that cannot take writes, is exit code 3. */
 async function withDataSource<T>(url: string, work: (ds: DataSource) => Promise<T>): Promise<T> {
-  let dataSource: DataSource;
   try {
-    dataSource = (await openDataSource(url, { retryTimeoutMs: CLI_STORE_RETRY_MS })).dataSource;
+    const { dataSource } = await openDataSource(url, { retryTimeoutMs: CLI_STORE_RETRY_MS });
+    try {
+      return await work(dataSource);
+    } finally {
+      await dataSource.destroy();
+    }
   } catch (error) {
     throw isStoreUnavailableError(error) ? databaseUnavailable(url, error) : error;
-  }
-  try {
-    return await work(dataSource);
-  } finally {
-    await dataSource.destroy();
   }
 }
