@@ -13,7 +13,10 @@ export const ExitCode = {
   Failed: 1,
   /** Usage: a missing or malformed argument, option, database URL or JSON value. */
   Usage: 2,
-  /** The database is unreachable, or its waymark tables are missing or behind. */
+  /**
+   * The database is unreachable, cannot take writes (its disk is full), or its waymark
+   * tables are missing or behind.
+   */
   Unavailable: 3,
 } as const;
 

@@ -12,9 +12,10 @@
  *   2  usage: a missing or malformed argument or option, no database given, a malformed
  *      database URL, malformed JSON (the message names its position), a value over the size
  *      limit.
- *   3  database unavailable: it cannot be reached, or it has no (or outdated) waymark tables
- *      — run `waymark migrate` first. Every command but `migrate` and `worker` opens the
- *      database without migrating it.
+ *   3  database unavailable: it cannot be reached (an outage is waited out for 5 s, a
+ *      worker's for storeRetryTimeout), it cannot take writes (its disk is full), or it has
+ *      no (or outdated) waymark tables — run `waymark migrate` first. Every command but
+ *      `migrate` and `worker` opens the database without migrating it.
  */
 import 'reflect-metadata';
 import { Command } from 'commander';

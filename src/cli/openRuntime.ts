@@ -10,8 +10,8 @@ import { missingSqliteFile } from './missingSqliteFile';
 import type { Output } from './Output';
 import { assertMigrated } from './pendingMigrations';
 
-/** A database outage during one command is waited out this long, not the runtime's 30 s. */
-const STORE_RETRY = '5s';
+/** A database outage during one command is waited out this long (ms), not the runtime's 30 s. */
+export const CLI_STORE_RETRY_MS = 5_000;
 
 /** The CLI executes no run (`retry`, `resolve`, `fork` leave theirs `pending`): nothing to wait for. */
 const CLOSE_GRACE_MS = 0;
@@ -41,7 +41,7 @@ export async function openRuntime(url: string, output: Output): Promise<WaymarkR
       database: url,
       migrate: false,
       workerId: `waymark-cli@${hostname()}:${process.pid}`,
-      storeRetryTimeout: STORE_RETRY,
+      storeRetryTimeout: CLI_STORE_RETRY_MS,
       logger: cliLogger(output),
     });
   } catch (error) {

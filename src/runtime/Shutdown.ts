@@ -53,10 +53,15 @@ export class Shutdown {
     grace.abort();
   }
 
-  /** Runs still executing after the grace period go back to the queue now. */
+  /**
+   * Runs still held here after the grace period go back to the queue now: those executing,
+   * and those claimed but still loading their history (an operator action's, a worker's).
+   * A claim left behind would hold its run until the lease lapses, since other processes
+   * see this one alive.
+   */
   private async handOverRemaining(): Promise<void> {
     const { executions, queue, clock, logger } = this.deps;
-    for (const { runId, epoch } of executions.executing()) {
+    for (const { runId, epoch } of executions.claims()) {
       await queue.release(runId, epoch, clock.now()).catch((error: unknown) => {
         logger.warn(
           `could not hand run "${runId}" over; another process takes it when its lease lapses`,

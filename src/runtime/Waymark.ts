@@ -9,7 +9,7 @@ import { localHost, localProcess, markAlive, markDead } from '../ground/ProcessI
 import { guardPostgresPool } from '../store/guardPostgresPool';
 import { Leases } from '../store/Leases';
 import { LimiterSlots } from '../store/LimiterSlots';
-import { Migrator } from '../store/Migrator';
+import { applyMigrations } from '../store/applyMigrations';
 import { openDataSource } from '../store/openDataSource';
 import { QueueStore } from '../store/QueueStore';
 import { isDataSource } from '../store/typeormModule';
@@ -79,9 +79,11 @@ export async function createRuntime<R extends WaymarkRuntime = WaymarkRuntime>(
     validateClassPolicies(Class);
     if (!isDataSource(options.database)) assertNoTransactionalSteps(Class);
   }
-  const opened = await openDataSource(options.database);
+  // Start-up rides through an outage as every statement does (storeRetryTimeout).
+  const retry = { retryTimeoutMs: settings.storeRetryMs };
+  const opened = await openDataSource(options.database, retry);
   try {
-    if (settings.migrate) await new Migrator(opened.dataSource).migrate();
+    if (settings.migrate) await applyMigrations(opened.dataSource, retry.retryTimeoutMs);
   } catch (error) {
     if (opened.owned) await opened.dataSource.destroy();
     throw error;

@@ -214,12 +214,23 @@ export class Worker {
       if (queue !== undefined) this.byQueue.set(queue, (this.byQueue.get(queue) ?? 1) - 1);
       this.wakeLoop?.();
     };
-    this.deps.execute(row, claim).then(done, (error: unknown) => {
-      this.deps.logger.warn(`run "${row.id}" stopped in this worker; it stays resumable`, {
-        error,
-      });
-      done();
-    });
+    this.deps.execute(row, claim).then(
+      (outcome) => {
+        // Cancelled by an operator: nothing for anyone to act on, so not a warning.
+        if (outcome.status === 'cancelled') {
+          this.deps.logger.info(`run "${row.id}" was cancelled; this worker stopped it`, {
+            error: outcome.error,
+          });
+        }
+        done();
+      },
+      (error: unknown) => {
+        this.deps.logger.warn(`run "${row.id}" stopped in this worker; it stays resumable`, {
+          error,
+        });
+        done();
+      },
+    );
   }
 
   /** Waits a jittered poll interval, or less if a run finishes (room for more work). */

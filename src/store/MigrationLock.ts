@@ -85,13 +85,19 @@ async function mysqlLock(runner: QueryRunner, timeoutMs: number): Promise<Releas
 async function postgresLock(runner: QueryRunner, timeoutMs: number): Promise<ReleaseLock> {
   const lock = `pg_advisory_lock(${PG_LOCK_KEY})`;
   await runner.query(`SET lock_timeout = ${Math.max(1, Math.round(timeoutMs))}`);
+  let acquired = false;
   try {
     await runner.query(`SELECT ${lock}`);
+    acquired = true;
   } catch (error) {
     if (!isLockTimeout(error)) throw error;
     throw await postgresLockTimeout(runner, lock, timeoutMs);
   } finally {
-    await runner.query('RESET lock_timeout');
+    // A wait cut off by a lost connection fails with that loss (an outage, retried), not
+    // with this reset's "query runner already released".
+    await runner.query('RESET lock_timeout').catch((error: unknown) => {
+      if (acquired) throw error;
+    });
   }
   return async () => {
     const [{ released }] = await rows<{ released: boolean }>(

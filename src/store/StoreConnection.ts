@@ -12,6 +12,7 @@ import {
 } from './Dialect';
 import { detectTransactionPooler } from './detectTransactionPooler';
 import { directQuery, type DirectQuery } from './DirectDriver';
+import { retryTransient } from './retryTransient';
 import { isLostConnectionError, isTransientStoreError } from './transientStoreError';
 
 /** Orders statements on SQLite's one connection: `holders` transactions hold or await it. */
@@ -293,25 +294,17 @@ export class StoreConnection {
   }
 
   /** `work`, started at `started`, failed with `error`: runs it again while that is transient. */
-  private async retryAfter<T>(
+  private retryAfter<T>(
     operation: string,
     error: unknown,
     work: () => Promise<T>,
     started: number,
   ): Promise<T> {
-    for (let delay = FIRST_DELAY_MS; ; delay = Math.min(delay * 2, MAX_DELAY_MS)) {
-      if (!isTransientStoreError(error) || Date.now() - started + delay > this.retry.timeoutMs) {
-        throw this.wrap(operation, error);
-      }
-      this.lifecycle.assertAlive(operation);
-      await new Promise((resolve) => setTimeout(resolve, delay * (0.5 + Math.random() / 2)));
-      this.lifecycle.assertAlive(operation);
-      try {
-        return await work();
-      } catch (next) {
-        error = next;
-      }
-    }
+    return retryTransient(work, error, started, {
+      timeoutMs: this.retry.timeoutMs,
+      assertGoOn: () => this.lifecycle.assertAlive(operation),
+      giveUp: (last) => this.wrap(operation, last),
+    });
   }
 
   private async named<T>(operation: string, work: () => Promise<T>): Promise<T> {

@@ -5,12 +5,24 @@ import { ConfigurationError } from '../errors/ConfigurationError';
 import { StoreUnavailableError } from '../errors/StoreUnavailableError';
 import { parseDatabaseUrl } from './DatabaseUrl';
 import { dialectOf } from './Dialect';
+import { withTransientRetry } from './retryTransient';
 import { isDataSource, typeorm } from './typeormModule';
 
 /** An initialized DataSource, and whether waymark created it (and so must close it). */
 export interface OpenedDataSource {
   readonly dataSource: DataSource;
   readonly owned: boolean;
+}
+
+/** How {@link openDataSource} connects. */
+export interface OpenOptions {
+  /**
+   * How long to keep trying through an outage (a refused or lost connection, a server
+   * starting up, too many connections) before a `StoreUnavailableError` that says so: the
+   * runtime's `storeRetryTimeout`. Other failures (a wrong password, an unknown database)
+   * are thrown at once.
+   */
+  readonly retryTimeoutMs: number;
 }
 
 /**
@@ -21,34 +33,42 @@ export interface OpenedDataSource {
  */
 export async function openDataSource(
   database: string | DataSourceOptions | DataSource,
+  options: OpenOptions,
 ): Promise<OpenedDataSource> {
+  const { retryTimeoutMs } = options;
   if (isDataSource(database)) {
     dialectOf(database);
-    if (!database.isInitialized) await initialize(database, describe(database.options));
+    if (!database.isInitialized) {
+      await initialize(database, describe(database.options), retryTimeoutMs);
+    }
     return { dataSource: database, owned: false };
   }
   if (typeof database !== 'string') {
-    return { dataSource: await open(database, describe(database)), owned: true };
+    return { dataSource: await open(database, describe(database), retryTimeoutMs), owned: true };
   }
   const url = parseDatabaseUrl(database);
   assertSqliteFolder(url.options);
   if (!url.tls || url.tls.mode === 'disable') {
-    return { dataSource: await open(url.options, url.shown), owned: true };
+    return { dataSource: await open(url.options, url.shown, retryTimeoutMs), owned: true };
   }
   const what = `${url.shown} over TLS (${url.tls.asked})`;
   try {
-    return { dataSource: await open(url.options, what), owned: true };
+    return { dataSource: await open(url.options, what, retryTimeoutMs), owned: true };
   } catch (error) {
     // `prefer` (libpq) and PREFERRED (MySQL): cleartext when the server offers no TLS.
     if (!url.withoutTls || !offersNoTls(error)) throw error;
-    return { dataSource: await open(url.withoutTls, url.shown), owned: true };
+    return { dataSource: await open(url.withoutTls, url.shown, retryTimeoutMs), owned: true };
   }
 }
 
-async function open(options: DataSourceOptions, what: string): Promise<DataSource> {
+async function open(
+  options: DataSourceOptions,
+  what: string,
+  retryTimeoutMs: number,
+): Promise<DataSource> {
   const dataSource = new (typeorm().DataSource)(withDefaults(options));
   dialectOf(dataSource);
-  await initialize(dataSource, what);
+  await initialize(dataSource, what, retryTimeoutMs);
   return dataSource;
 }
 
@@ -80,12 +100,20 @@ function withDefaults(options: DataSourceOptions): DataSourceOptions {
   };
 }
 
-async function initialize(dataSource: DataSource, what: string): Promise<void> {
-  try {
-    await dataSource.initialize();
-  } catch (error) {
-    throw new StoreUnavailableError(`connect to ${what}`, error);
-  }
+/**
+ * Connects, through an outage as every statement does. A failed `initialize()` leaves the
+ * DataSource uninitialized (TypeORM destroys what it had opened), so it is tried again as is.
+ */
+async function initialize(dataSource: DataSource, what: string, timeoutMs: number): Promise<void> {
+  await withTransientRetry(() => dataSource.initialize(), {
+    timeoutMs,
+    giveUp: (error, retriedMs) =>
+      new StoreUnavailableError(
+        `connect to ${what}`,
+        error,
+        retriedMs === undefined ? undefined : { retriedMs, timeoutMs },
+      ),
+  });
 }
 
 /** The server answered that it does not speak TLS (pg and mysql2 say so in these words). */

@@ -8,15 +8,18 @@ const LOST_CODES = new Set([
   'PROTOCOL_CONNECTION_LOST',
   'PROTOCOL_SEQUENCE_TIMEOUT',
   'ER_CON_COUNT_ERROR',
+  'ER_TOO_MANY_USER_CONNECTIONS',
   'ER_SERVER_SHUTDOWN',
   'ER_CONNECTION_KILLED',
   'ER_ACCOUNT_HAS_BEEN_LOCKED',
   // None of a URL's hosts took a connection (or accepted writes) just now: a failover.
   'NO_WRITABLE_HOST',
-  // PostgreSQL: connection exceptions, operator intervention.
+  // PostgreSQL: connection exceptions, too many connections, operator intervention (a
+  // server starting up or shutting down).
   '08000',
   '08003',
   '08006',
+  '53300',
   '57P01',
   '57P02',
   '57P03',

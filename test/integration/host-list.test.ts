@@ -70,9 +70,11 @@ describe.each(['mariadb', 'postgres'] as const)('a URL listing several hosts on 
 
   it('when no listed host takes a connection, the error names each host and its answer, never the password', async () => {
     const scheme = backend === 'mariadb' ? 'mysql' : 'postgres';
+    // Start-up would wait storeRetryTimeout for a host to come up; none will.
     const attempt = Waymark.create({
       database: `${scheme}://someone:hunter2@${DOWN},127.0.0.1:2/app`,
       container: scope,
+      storeRetryTimeout: 0,
     });
     await expect(attempt).rejects.toThrow(StoreUnavailableError);
     const message = await attempt.catch((e: Error) => e.message);
@@ -113,7 +115,12 @@ describe('target_session_attrs on PostgreSQL', () => {
 
   it('read-write (the default) refuses hosts whose sessions are read-only, and says so for each', async () => {
     for (const query of ['', '?target_session_attrs=read-write']) {
-      const attempt = Waymark.create({ database: url(query), migrate: false });
+      // Start-up would wait storeRetryTimeout for a promotion; none will come.
+      const attempt = Waymark.create({
+        database: url(query),
+        migrate: false,
+        storeRetryTimeout: 0,
+      });
       await expect(attempt).rejects.toThrow(StoreUnavailableError);
       await expect(attempt).rejects.toThrow(
         /no listed database host accepts writes; tried 127\.0\.0\.1:\d+: is read-only \(default_transaction_read_only is on\); 127\.0\.0\.1:5432: is read-only/,

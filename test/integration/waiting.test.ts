@@ -214,6 +214,29 @@ describe.each(ALL_BACKENDS)('waiting for people and time on %s', (backend) => {
     }
   });
 
+  it('closing right after an operator action hands its run over too, instead of holding it until the lease lapses', async () => {
+    await start();
+    const r = id();
+    const original = await runtime.start(Approvals, 'longJob', [r, 3]);
+    await expect(original.result()).resolves.toBe(3);
+    // The fork is claimed here and still loading its history when the close begins.
+    const fork = await runtime.fork(original.runId, { fromSeq: 0, newRunId: `again-${r}` });
+    await runtime.close({ grace: 0 });
+    const other: WaymarkRuntime = await Waymark.create({
+      database,
+      container: scope,
+      workerId: 'the-other-process',
+    });
+    try {
+      const stored = await other.handle(fork.runId).describe();
+      expect(['pending', 'completed']).toContain(stored.status);
+      other.startWorker({ pollInterval: '20ms' });
+      await expect(other.handle(fork.runId).result()).resolves.toBe(3);
+    } finally {
+      await other.close({ grace: 100 });
+    }
+  });
+
   it('a process whose lease was taken over writes nothing more, and its caller still gets the result', async () => {
     await start();
     Approvals.stepDelayMs = 150;

@@ -8,12 +8,14 @@ import {
 
 /**
  * A TCP forwarder on a port of its own to a database server: a stand-in for a second host.
- * `kill()` drops every connection and stops listening, as a host that died.
+ * `kill()` drops every connection and stops listening, as a host that died; `refuse()` does
+ * the same for a while (a server restarting) until `accept()` listens on the same port again.
  */
 export class TcpProxy {
   private readonly sockets = new Set<Socket>();
   /** Connections it has accepted so far. */
   accepted = 0;
+  private boundPort = 0;
 
   private constructor(private readonly server: Server) {}
 
@@ -32,12 +34,14 @@ export class TcpProxy {
       client.on('close', () => upstream.destroy());
       upstream.on('close', () => client.destroy());
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    await proxy.listen(0);
+    proxy.boundPort = (server.address() as AddressInfo).port;
     return proxy;
   }
 
+  /** The port it listens on, also while it refuses connections. */
   get port(): number {
-    return (this.server.address() as AddressInfo).port;
+    return this.boundPort;
   }
 
   /** Connections open through it now. */
@@ -47,7 +51,32 @@ export class TcpProxy {
 
   /** Resets every connection and stops listening: the next connect is refused. */
   async kill(): Promise<void> {
-    for (const socket of this.sockets) socket.resetAndDestroy();
+    await this.refuse();
+  }
+
+  /** Resets every connection and stops listening, until {@link accept}: connects are refused. */
+  async refuse(): Promise<void> {
+    // A socket already half-closed is destroyed: resetAndDestroy() on one (Node 20) leaves
+    // it open and spins the event loop.
+    for (const socket of this.sockets) {
+      if (socket.writableEnded) socket.destroy();
+      else socket.resetAndDestroy();
+    }
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** Listens again, on the same port, after {@link refuse}. */
+  async accept(): Promise<void> {
+    await this.listen(this.boundPort);
+  }
+
+  private listen(port: number): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, '127.0.0.1', () => {
+        this.server.off('error', reject);
+        resolve();
+      });
+    });
   }
 }

@@ -130,7 +130,8 @@ describe('database URLs', () => {
       'postgres:postgres:Secret@127.0.0.1/test',
       'mysql://root:S3cr3t@ss@127.0.0.1:1/test',
     ]) {
-      const error: unknown = await Waymark.create({ database }).then(
+      // Port 1 refuses the connection: no retrying through it (storeRetryTimeout 0).
+      const error: unknown = await Waymark.create({ database, storeRetryTimeout: 0 }).then(
         () => new Error('Waymark.create() accepted a malformed URL'),
         (e: unknown) => e,
       );

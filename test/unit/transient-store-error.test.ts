@@ -50,6 +50,13 @@ describe('which database errors a retry can outlast', () => {
       { code: 'ER_ERROR_DURING_COMMIT', errno: 1180, message: 'Got error 6 during COMMIT' },
     ],
     ['a MariaDB server shutting down', { code: 'ER_SERVER_SHUTDOWN', errno: 1053 }],
+    ['too many MariaDB connections', { code: 'ER_CON_COUNT_ERROR', errno: 1040 }],
+    [
+      "too many of a MariaDB user's connections",
+      { code: 'ER_TOO_MANY_USER_CONNECTIONS', errno: 1203 },
+    ],
+    ['too many PostgreSQL connections', { code: '53300' }],
+    ['a PostgreSQL server starting up', { code: '57P03' }],
     [
       'no listed host accepting writes (a failover in progress)',
       { code: 'NO_WRITABLE_HOST', message: 'no listed database host accepts writes; tried …' },
@@ -68,6 +75,11 @@ describe('which database errors a retry can outlast', () => {
       'a statement Galera cannot replicate',
       { code: 'ER_GALERA_REPLICATION_NOT_SUPPORTED', errno: 4039 },
     ],
+    ['a wrong MariaDB password', { code: 'ER_ACCESS_DENIED_ERROR', errno: 1045 }],
+    ['an unknown MariaDB database', { code: 'ER_BAD_DB_ERROR', errno: 1049 }],
+    ['a wrong PostgreSQL password', { code: '28P01' }],
+    ['an unknown PostgreSQL role', { code: '28000' }],
+    ['an unknown PostgreSQL database', { code: '3D000' }],
   ])('%s is not', (_, fields) => {
     expect(isTransientStoreError(driverError(fields))).toBe(false);
   });

@@ -1,11 +1,12 @@
 import type { Command } from 'commander';
 import type { DataSource } from 'typeorm';
 import { isStoreUnavailableError } from '../../errors/StoreUnavailableError';
-import { Migrator } from '../../store/Migrator';
+import { applyMigrations } from '../../store/applyMigrations';
 import { openDataSource } from '../../store/openDataSource';
 import { databaseUrlOf, type CliContext } from '../CliContext';
 import { databaseUnavailable } from '../databaseUnavailable';
 import { missingSqliteFile } from '../missingSqliteFile';
+import { CLI_STORE_RETRY_MS } from '../openRuntime';
 import { allMigrationNames, pendingMigrations } from '../pendingMigrations';
 
 /**
@@ -39,19 +40,19 @@ async function listPending(url: string): Promise<string[]> {
 }
 
 function applyPending(url: string): Promise<string[]> {
-  return withDataSource(url, (dataSource) => new Migrator(dataSource).migrate());
+  return withDataSource(url, (dataSource) => applyMigrations(dataSource, CLI_STORE_RETRY_MS));
 }
 
+/** `work` on the database at `url`; one it cannot reach, or that cannot take writes, is exit code 3. */
 async function withDataSource<T>(url: string, work: (ds: DataSource) => Promise<T>): Promise<T> {
-  let dataSource: DataSource;
   try {
-    dataSource = (await openDataSource(url)).dataSource;
+    const { dataSource } = await openDataSource(url, { retryTimeoutMs: CLI_STORE_RETRY_MS });
+    try {
+      return await work(dataSource);
+    } finally {
+      await dataSource.destroy();
+    }
   } catch (error) {
     throw isStoreUnavailableError(error) ? databaseUnavailable(url, error) : error;
-  }
-  try {
-    return await work(dataSource);
-  } finally {
-    await dataSource.destroy();
   }
 }

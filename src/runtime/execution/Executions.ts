@@ -106,13 +106,6 @@ export class Executions {
     return this.entries.get(runId);
   }
 
-  /** The claims executing here now. */
-  executing(): RunState[] {
-    const states: RunState[] = [];
-    for (const entry of this.entries.values()) if (entry.state) states.push(entry.state);
-    return states;
-  }
-
   /** Every claim this process holds, executing or about to (its lease must be kept). */
   claims(): ClaimToken[] {
     const claims: ClaimToken[] = [];

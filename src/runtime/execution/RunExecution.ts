@@ -14,6 +14,7 @@ import { isProcessAbort } from './processAbort';
 import type { RunOutcome } from './RunOutcome';
 import { RunScope, type RunOperations } from './RunScope';
 import type { RunState } from './RunState';
+import { storedOutcome } from './storedOutcome';
 
 /** What executing a claimed run uses. */
 export interface RunExecutionDeps {
@@ -56,7 +57,7 @@ export class RunExecution {
     );
 
     const halted = run.halted;
-    if (halted?.disposition === 'abort') throw halted.error;
+    if (halted?.disposition === 'abort') return this.stopped(run, halted.error);
     if (halted?.disposition === 'suspended') {
       events.emit('run.waiting', { ...ids, wakeAt: halted.wakeAt ?? null });
       return { status: 'waiting', wakeAt: halted.wakeAt ?? null };
@@ -70,7 +71,7 @@ export class RunExecution {
     }
     if (!settled.ok && isProcessAbort(settled.error)) {
       await this.handOverIfClosing(run, settled.error);
-      throw settled.error;
+      return this.stopped(run, settled.error);
     }
     lifecycle.assertAlive(`finish run "${run.runId}"`);
 
@@ -118,6 +119,20 @@ export class RunExecution {
       },
       outcome: { status: 'failed', error: settled.error },
     };
+  }
+
+  /**
+   * A run stopped here by a process-level `error`. `runtime.cancel()` elsewhere moves the
+   * run's epoch, so a step write here can find the lease lost before the lease keeper sees
+   * the cancellation: such a run ended cancelled, it was not taken over. Anything else
+   * stands, and the run stays resumable.
+   */
+  private async stopped(run: RunState, error: unknown): Promise<RunOutcome> {
+    if (isLeaseLostError(error)) {
+      const row = await this.deps.store.loadRun(run.runId).catch(() => undefined);
+      if (row?.status === 'cancelled') return storedOutcome(this.deps.codec, row);
+    }
+    throw error;
   }
 
   /**

@@ -1,12 +1,12 @@
 /**
  * The long run of the randomized SIGKILL harness (`npm run test:crash:long`): the same code
  * as `test/crash/randomized-sigkill-*.test.ts`, with 1,000 kills per backend, on a SQLite
- * file and on MariaDB (127.0.0.1:3306, root). Prints a line per run, then a summary; exits 1
- * on any violation.
+ * file, on MariaDB (127.0.0.1:3306, root) and on PostgreSQL (127.0.0.1:5432, postgres).
+ * Prints a line per run, then a summary; exits 1 on any violation.
  *
  *   WAYMARK_CRASH_KILLS=60 npm run test:crash:long         a short trial
  *   WAYMARK_CRASH_SEED=123456 npm run test:crash:long      replay a schedule
- *   WAYMARK_CRASH_BACKENDS=mariadb npm run test:crash:long one backend
+ *   WAYMARK_CRASH_BACKENDS=postgres npm run test:crash:long one backend (sqlite-file, mariadb, postgres)
  *   WAYMARK_CRASH_VERBOSE=1 npm run test:crash:long        each run's kill schedule too
  */
 import 'reflect-metadata';
@@ -20,13 +20,12 @@ import {
 import { runChild } from '../../support/runChild';
 
 const DEFAULT_KILLS = 1000;
-const BACKENDS: Backend[] = ['sqlite-file', 'mariadb'];
+const BACKENDS: Backend[] = ['sqlite-file', 'mariadb', 'postgres'];
 
 async function main(): Promise<void> {
   const settings = settingsFromEnv(DEFAULT_KILLS);
   const { kills, seed } = settings;
-  const only = process.env.WAYMARK_CRASH_BACKENDS?.split(',');
-  const backends = only ? BACKENDS.filter((b) => only.includes(b)) : BACKENDS;
+  const backends = backendsFromEnv();
   const say = (line: string): void => void process.stdout.write(`${line}\n`);
   const verbose = process.env.WAYMARK_CRASH_VERBOSE === '1';
   const progress = (line: string, schedule: readonly string[]): void =>
@@ -44,6 +43,19 @@ async function main(): Promise<void> {
   for (const report of failed) say(`\n${describeFailures(report)}`);
   say(failed.length === 0 ? '\nPASS: no violation' : '\nFAIL');
   process.exitCode = failed.length === 0 ? 0 : 1;
+}
+
+/** `WAYMARK_CRASH_BACKENDS`, checked: a misspelt name must not pass by running nothing. */
+function backendsFromEnv(): Backend[] {
+  const only = process.env.WAYMARK_CRASH_BACKENDS?.split(',');
+  if (!only) return BACKENDS;
+  const unknown = only.filter((name) => !(BACKENDS as string[]).includes(name));
+  if (unknown.length > 0) {
+    throw new Error(
+      `WAYMARK_CRASH_BACKENDS: unknown ${unknown.join(', ')}; known: ${BACKENDS.join(', ')}`,
+    );
+  }
+  return BACKENDS.filter((b) => only.includes(b));
 }
 
 function summary(r: HarnessReport): string {

@@ -108,9 +108,13 @@ export class MixedRun {
   async evidence(): Promise<RunEvidence> {
     const handle = this.observer.handle<MixedResult>(RUN_ID);
     const { status } = await handle.describe();
-    const signals = await this.observer.dataSource.query<
-      Array<{ name: string; consumed_seq: unknown }>
-    >('SELECT name, consumed_seq FROM waymark_signals WHERE run_id = ? ORDER BY id', [RUN_ID]);
+    // Read directly (no API lists consumed signals); PostgreSQL numbers its placeholders.
+    const { dataSource } = this.observer;
+    const param = dataSource.options.type === 'postgres' ? '$1' : '?';
+    const signals = await dataSource.query<Array<{ name: string; consumed_seq: unknown }>>(
+      `SELECT name, consumed_seq FROM waymark_signals WHERE run_id = ${param} ORDER BY id`,
+      [RUN_ID],
+    );
     return {
       status,
       result: status === 'completed' ? await handle.result() : undefined,
@@ -212,10 +216,9 @@ export class MixedRun {
     const mails = (await this.ledger.entries()).filter((e) => e.key === noticeEffect(ORDER_ID));
     // resolveStep() and retry() claim the run for the runtime that calls them and execute the
     // rest of it there, in this test process, out of reach of the kills. So the operator's
-    // runtime shares the children's worker id and is closed at once: the run is handed back
-    // (`pending`) at its first step boundary, or, if the close comes first, stays claimed
-    // under the children's worker id, which the next child takes back at once. No step body
-    // runs here: the checks fail on a body logged with this process's pid.
+    // runtime is closed at once: the close hands the run back (`pending`), at its first step
+    // boundary or before it has loaded its history, and the next child claims it. No step
+    // body runs here: the checks fail on a body logged with this process's pid.
     const scope = container.createChildContainer();
     scope.register(MIXED_ENV, { useValue: mixedEnv(this.logPath, this.ledger) });
     const operator = await Waymark.create({

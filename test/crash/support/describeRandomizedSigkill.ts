@@ -6,7 +6,7 @@ const DEFAULT_KILLS = 50;
 
 /**
  * The jest suite of the randomized SIGKILL harness on one backend; one test file per
- * backend, so jest runs the two side by side.
+ * backend, so jest runs them side by side.
  */
 export function describeRandomizedSigkill(backend: Backend): void {
   describe(`the mixed workflow in child processes killed with SIGKILL at random moments on ${backend}`, () => {

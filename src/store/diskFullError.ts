@@ -1,0 +1,35 @@
+const CODES = new Set([
+  // SQLite: "database or disk is full" (also a file at its max_page_count).
+  'SQLITE_FULL',
+  // MySQL/MariaDB: the disk is full (1021); a table cannot grow (1114, InnoDB on a full disk).
+  'ER_DISK_FULL',
+  'ER_RECORD_FILE_FULL',
+  // PostgreSQL: disk_full.
+  '53100',
+]);
+
+const ERRNOS = new Set([1021, 1114]);
+
+/** The OS's ENOSPC, as MariaDB quotes it ("Errcode: 28 "No space left on device""). */
+const NO_SPACE = /No space left on device/i;
+
+/**
+ * Whether a database error says it cannot take writes because its disk is full (or a table
+ * cannot grow any more): not an outage a retry outlasts soon, and not a bug in the statement.
+ */
+export function isDiskFullError(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e && depth < 4; depth++) {
+    const record = e as {
+      code?: unknown;
+      errno?: unknown;
+      message?: unknown;
+      driverError?: unknown;
+      cause?: unknown;
+    };
+    if (typeof record.code === 'string' && CODES.has(record.code)) return true;
+    if (typeof record.errno === 'number' && ERRNOS.has(record.errno)) return true;
+    if (typeof record.message === 'string' && NO_SPACE.test(record.message)) return true;
+    e = record.driverError ?? record.cause;
+  }
+  return false;
+}

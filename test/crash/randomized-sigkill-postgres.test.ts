@@ -1,0 +1,3 @@
+import { describeRandomizedSigkill } from './support/describeRandomizedSigkill';
+
+describeRandomizedSigkill('postgres');
