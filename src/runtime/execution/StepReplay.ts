@@ -89,7 +89,10 @@ export class StepReplay {
     if (isProcessAbort(settled.error)) throw settled.error;
     const stored = encodeErrorAsStored(this.codec, settled.error);
     if (!stored.exact) {
-      settled = { ok: false, error: this.codec.decode(stored.text, `step #${seq} "${name}" error`) };
+      settled = {
+        ok: false,
+        error: this.codec.decode(stored.text, `step #${seq} "${name}" error`),
+      };
     }
     return { row: row('failed', stored.text), settled };
   }
