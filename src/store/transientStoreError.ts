@@ -71,6 +71,7 @@ const LOST_MESSAGES = [
   /connection is in closed state/i,
   /is not queryable/i,
   /query runner already released/i,
+  /connection provided by a query runner was already released/i,
 ];
 
 const MESSAGES = [

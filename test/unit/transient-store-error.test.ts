@@ -1,4 +1,8 @@
-import { QueryFailedError, QueryRunnerAlreadyReleasedError } from 'typeorm';
+import {
+  QueryFailedError,
+  QueryRunnerAlreadyReleasedError,
+  QueryRunnerProviderAlreadyReleasedError,
+} from 'typeorm';
 import { isLostConnectionError, isTransientStoreError } from '../../src/store/transientStoreError';
 
 const driverError = (fields: Record<string, unknown>): QueryFailedError =>
@@ -97,6 +101,10 @@ describe('which database errors say the connection is gone', () => {
       new Error("Can't add new command when connection is in closed state"),
     ],
     ["TypeORM's released query runner", new QueryRunnerAlreadyReleasedError()],
+    [
+      "TypeORM's entity manager on a released runner",
+      new QueryRunnerProviderAlreadyReleasedError(),
+    ],
   ])('%s is a lost connection', (_, error) => {
     expect(isLostConnectionError(error)).toBe(true);
     expect(isTransientStoreError(error)).toBe(true);
