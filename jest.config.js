@@ -23,6 +23,7 @@ module.exports = {
     '^waymark/nest$': '<rootDir>/src/nest/index.ts',
     '^waymark/console$': '<rootDir>/src/console/index.ts',
     '^waymark/ai$': '<rootDir>/src/ai/index.ts',
+    '^waymark/migrations$': '<rootDir>/src/migrations/index.ts',
   },
   setupFiles: ['reflect-metadata'],
   testTimeout: 60000,

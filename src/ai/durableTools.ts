@@ -1,5 +1,5 @@
 import type { InferToolInput, InferToolOutput, Tool, ToolExecutionOptions, ToolSet } from 'ai';
-import type { IsStorable } from '../decorators/Storable';
+import type { IsStorable } from '../model/Storable';
 import { InvalidArgumentError } from '../errors/InvalidArgumentError';
 import { parseDuration, type Duration } from '../ground/Duration';
 import { resolveRetryPolicy, type RetryOptions } from '../policies/RetryPolicy';

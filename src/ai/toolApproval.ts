@@ -1,9 +1,8 @@
 import type { ToolExecutionOptions } from 'ai';
 import { NotInRunError } from '../errors/NotInRunError';
-import { RunScope } from '../runtime/execution/RunScope';
-import { inWorkflowCode, runInlineStep } from '../runtime/inlineStep';
+import { currentExecution, inWorkflowCode, runInlineStep } from '../runtime/inlineStep';
 import { WorkflowContext } from '../runtime/WorkflowContext';
-import { APPROVAL_REQUEST_STEP, TOOL_APPROVAL_PREFIX } from '../store/toolApprovalSignals';
+import { APPROVAL_REQUEST_STEP, TOOL_APPROVAL_PREFIX } from '../model/toolApprovalSignals';
 import { ToolApprovalDeniedError } from './ToolApprovalDeniedError';
 
 /** Whether a tool call must be approved: always, never, or decided from its input. */
@@ -42,7 +41,7 @@ const approvalTurns = new WeakMap<object, Promise<unknown>>();
  * stop with it, without recording anything.
  */
 export function inApprovalTurn<T>(call: () => Promise<T>): Promise<T> {
-  const run = RunScope.current()?.run;
+  const run = currentExecution();
   if (!run) return call();
   const earlier = approvalTurns.get(run) ?? Promise.resolve();
   const turn = earlier.then(call);

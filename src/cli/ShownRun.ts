@@ -1,4 +1,4 @@
-import type { RunSummary, StepRecord } from '../store/RunQueries';
+import type { RunSummary, StepRecord } from '../model/RunRecords';
 
 /** A step of `waymark show`: the stored record and the idempotency key it used. */
 export interface ShownStep extends Omit<StepRecord, 'idempotencyKey'> {

@@ -1,5 +1,5 @@
-import type { RunSummary } from '../store/RunQueries';
-import type { StoredValue } from '../store/StoredValue';
+import type { RunSummary } from '../model/RunRecords';
+import type { StoredValue } from '../model/StoredValue';
 import { Output } from './Output';
 import { IDEMPOTENCY_KEY_NOTE, type ShownRunWriter, type ShownStep } from './ShownRun';
 

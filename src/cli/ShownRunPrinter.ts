@@ -1,5 +1,5 @@
-import type { RunSummary, StepRecord } from '../store/RunQueries';
-import type { StoredValue } from '../store/StoredValue';
+import type { RunSummary, StepRecord } from '../model/RunRecords';
+import type { StoredValue } from '../model/StoredValue';
 import { firstLine } from './describeFailure';
 import { TableLayout, type Cell, type Painted } from './formatTable';
 import { formatElapsed, formatTimestamp, NONE } from './formatTime';

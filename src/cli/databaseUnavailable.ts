@@ -1,5 +1,4 @@
-import { parseDatabaseUrl, redact } from '../store/DatabaseUrl';
-import { isDiskFullError } from '../store/diskFullError';
+import { isDiskFullError, shownDatabaseUrl, tlsAskedBy } from '../runtime/DatabaseAccess';
 import { CliError } from './CliError';
 import { firstLine, messageOf } from './describeFailure';
 import { ExitCode } from './ExitCode';
@@ -20,17 +19,13 @@ export function databaseUnavailable(url: string, error: unknown): CliError {
   const cause = (error as { cause?: unknown }).cause ?? error;
   const state = isDiskFullError(error) ? 'cannot take writes (disk full)' : 'is unavailable';
   return new CliError(
-    `database ${redact(url)} ${state}${overTls(url)}: ${firstLine(messageOf(cause))}`,
+    `database ${shownDatabaseUrl(url)} ${state}${overTls(url)}: ${firstLine(messageOf(cause))}`,
     ExitCode.Unavailable,
     { cause: error },
   );
 }
 
 function overTls(url: string): string {
-  try {
-    const { tls } = parseDatabaseUrl(url);
-    return tls && tls.mode !== 'disable' ? ` over TLS (${tls.asked})` : '';
-  } catch {
-    return '';
-  }
+  const asked = tlsAskedBy(url);
+  return asked === undefined ? '' : ` over TLS (${asked})`;
 }

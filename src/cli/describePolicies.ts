@@ -1,7 +1,7 @@
 import type { ErrorMatcher } from '../policies/ErrorClassifier';
 import { formatDuration } from '../ground/Duration';
 import type { ResolvedRetryPolicy } from '../policies/RetryPolicy';
-import type { MethodPolicies } from '../decorators/metadata';
+import type { MethodPolicies } from '../runtime/WorkflowCatalog';
 import { NONE } from './formatTime';
 
 /**

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { dataSourceOptionsFromUrl } from '../store/DatabaseUrl';
+import { dataSourceOptionsFromUrl } from '../runtime/DatabaseAccess';
 
 /**
  * The path of the SQLite file `url` names when that file does not exist (opening it would

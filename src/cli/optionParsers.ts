@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from 'commander';
 import { isDuration, parseDuration, type Duration } from '../ground/Duration';
-import { RUN_STATUSES, type RunStatus } from '../store/RunStatus';
+import { RUN_STATUSES, type RunStatus } from '../model/RunStatus';
 
 /**
  * Commander argument parsers: each turns the text an operator typed into a value, or throws

@@ -1,7 +1,6 @@
 import type { DataSource } from 'typeorm';
-import { Migrator } from '../store/Migrator';
-import { waymarkMigrations } from '../store/migrations';
-import { redact } from '../store/DatabaseUrl';
+import { Migrator, waymarkMigrations } from '../migrations';
+import { shownDatabaseUrl } from '../runtime/DatabaseAccess';
 import { CliError } from './CliError';
 import { ExitCode } from './ExitCode';
 
@@ -36,7 +35,7 @@ export async function pendingMigrations(dataSource: DataSource): Promise<string[
 export async function assertMigrated(dataSource: DataSource, url: string): Promise<void> {
   const pending = await pendingMigrations(dataSource);
   if (pending.length === 0) return;
-  const where = `database ${redact(url)}`;
+  const where = `database ${shownDatabaseUrl(url)}`;
   const problem =
     pending.length === waymarkMigrations.length
       ? `${where} has no waymark tables`

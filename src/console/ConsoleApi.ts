@@ -1,9 +1,9 @@
 import type { RunHandle } from '../runtime/RunHandle';
 import type { LimiterStats, QueueStats } from '../runtime/FlowControls';
 import type { WaymarkRuntime } from '../runtime/WaymarkRuntime';
-import type { RunSummary, StepRecord } from '../store/RunQueries';
-import type { StreamSummary } from '../store/StreamStore';
-import { isTerminalStatus } from '../store/RunStatus';
+import type { RunSummary, StepRecord } from '../model/RunRecords';
+import type { StreamSummary } from '../model/StreamSummary';
+import { isTerminalStatus } from '../model/RunStatus';
 import {
   MAX_ERROR_TEXT,
   MAX_VALUE_TEXT,

@@ -1,7 +1,7 @@
 import type { WaymarkRuntime } from '../runtime/WaymarkRuntime';
-import type { RunSummary } from '../store/RunQueries';
-import { storedValue, type StoredValue } from '../store/StoredValue';
-import { APPROVAL_REQUEST_STEP, TOOL_APPROVAL_PREFIX } from '../store/toolApprovalSignals';
+import type { RunSummary } from '../model/RunRecords';
+import { storedValue, type StoredValue } from '../model/StoredValue';
+import { APPROVAL_REQUEST_STEP, TOOL_APPROVAL_PREFIX } from '../model/toolApprovalSignals';
 import { MAX_VALUE_TEXT } from './consoleRequests';
 
 /** What the approvals panel shows of a tool call that waits for `approve:<toolCallId>`. */

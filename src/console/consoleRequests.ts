@@ -1,8 +1,9 @@
 import { isInvalidArgumentError } from '../errors/InvalidArgumentError';
-import { assertSignalName } from '../store/identifiers';
-import { MAX_SEQ, type HistoryPageOptions } from '../store/HistoryPages';
-import type { ListRunsOptions } from '../store/RunQueries';
-import { RUN_STATUSES, type RunStatus } from '../store/RunStatus';
+import { assertSignalName } from '../model/identifiers';
+import { MAX_SEQ } from '../model/HistoryPage';
+import { type HistoryPageOptions } from '../model/HistoryPage';
+import type { ListRunsOptions } from '../model/RunRecords';
+import { RUN_STATUSES, type RunStatus } from '../model/RunStatus';
 import { ConsoleHttpError } from './ConsoleHttpError';
 
 /** The body of `POST /api/runs/:id/signal`. */

@@ -1,7 +1,7 @@
 import { ConfigurationError } from '../errors/ConfigurationError';
 import { parseDuration, type Duration } from '../ground/Duration';
 import { decoratedMethod } from './decoratedMethod';
-import type { StorableResult } from './Storable';
+import type { StorableResult } from '../model/Storable';
 import { readMethodPolicies, recordPolicy, type WorkflowMetadata } from './metadata';
 import { routeToInterceptor } from './routeToInterceptor';
 import { validateOptions } from './validation/validateOptions';

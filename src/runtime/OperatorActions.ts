@@ -3,12 +3,12 @@ import { ConfigurationError } from '../errors/ConfigurationError';
 import { RunCancelledError } from '../errors/RunCancelledError';
 import type { Clock } from '../ground/Clock';
 import type { LeaseHolder } from '../ground/ProcessIdentity';
-import { assertRunId } from '../store/identifiers';
+import { assertRunId } from '../model/identifiers';
 import type { Claim, RunControl } from '../store/RunControl';
 import type { RunCancellation } from '../store/RunCancellation';
 import type { Executions } from './execution/Executions';
 import { newClaimToken } from './execution/RunAcquirer';
-import type { RuntimeEvents } from './RuntimeEvents';
+import type { RuntimeEvents } from './execution/RuntimeEvents';
 import type { Runs } from './Runs';
 
 /** Operator actions: `queue: true` leaves the run `pending` for a worker instead of continuing it here. */

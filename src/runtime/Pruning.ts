@@ -2,7 +2,7 @@ import { InvalidArgumentError } from '../errors/InvalidArgumentError';
 import type { Clock } from '../ground/Clock';
 import { parseDuration } from '../ground/Duration';
 import type { RunPruner, PruneResult } from '../store/RunPruner';
-import type { RunStatus } from '../store/RunStatus';
+import type { RunStatus } from '../model/RunStatus';
 import { timeOf, type TimeOption } from './execution/RunTiming';
 
 export type { PruneResult } from '../store/RunPruner';

@@ -1,10 +1,11 @@
 import { RunNotFoundError } from '../errors/RunNotFoundError';
 import type { RunRow } from '../store/rows';
-import { summarize, type RunSummary, type StepRecord } from '../store/RunQueries';
-import type { HistoryPageOptions } from '../store/HistoryPages';
-import type { RunStatus } from '../store/RunStatus';
+import { summarize } from '../store/RunQueries';
+import { type RunSummary, type StepRecord } from '../model/RunRecords';
+import type { HistoryPageOptions } from '../model/HistoryPage';
+import type { RunStatus } from '../model/RunStatus';
 import type { PendingSignal } from '../store/SignalStore';
-import { storedValue, valueCharsOption } from '../store/StoredValue';
+import { storedValue, valueCharsOption } from '../model/StoredValue';
 import { unwrapOutcome, type RunOutcome } from './execution/RunOutcome';
 
 /** What a handle reads a run through (given by its runtime). */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Codec } from '../codec/Codec';
-import { assertRunId } from '../store/identifiers';
+import { assertRunId } from '../model/identifiers';
 import type { Clock } from '../ground/Clock';
 import type { Lifecycle } from '../ground/Lifecycle';
 import type { RunStore } from '../store/RunStore';

@@ -8,7 +8,7 @@ import type { RunStore } from '../store/RunStore';
 import type { FlowRegistry } from './execution/FlowRegistry';
 import type { OperatorActions } from './OperatorActions';
 import type { Runs } from './Runs';
-import type { RuntimeEvents } from './RuntimeEvents';
+import type { RuntimeEvents } from './execution/RuntimeEvents';
 import type { InstanceResolver } from './RuntimeOptions';
 import type { WorkflowEntry } from './RuntimeRegistry';
 import type { Shutdown } from './Shutdown';

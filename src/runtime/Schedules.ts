@@ -2,7 +2,7 @@ import { Codec } from '../codec/Codec';
 import { InvalidArgumentError } from '../errors/InvalidArgumentError';
 import type { Clock } from '../ground/Clock';
 import { CATCH_UP_POLICIES, CronSchedule, type CatchUp } from '../policies/CronSchedule';
-import { assertText } from '../store/identifiers';
+import { assertText } from '../model/identifiers';
 import type { ScheduleRow, ScheduleStore } from '../store/ScheduleStore';
 
 export type { CatchUp } from '../policies/CronSchedule';

@@ -16,7 +16,7 @@ import type { ScheduleRow, ScheduleStore } from '../store/ScheduleStore';
 import type { FlowRegistry } from './execution/FlowRegistry';
 import { deadlineOf } from './execution/RunTiming';
 import { partitionKeyOf } from './queuePlace';
-import type { RuntimeEvents } from './RuntimeEvents';
+import type { RuntimeEvents } from './execution/RuntimeEvents';
 
 /** What a timekeeper uses. */
 export interface TimekeeperDeps {

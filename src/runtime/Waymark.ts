@@ -33,7 +33,7 @@ import { OperatorActions } from './OperatorActions';
 import { Runs } from './Runs';
 import { assertNoTransactionalSteps } from './assertNoTransactionalSteps';
 import { reportAbandonedRuns } from './reportAbandonedRuns';
-import { logEvents, RuntimeEvents } from './RuntimeEvents';
+import { logEvents, RuntimeEvents } from './execution/RuntimeEvents';
 import type { RuntimeOptions } from './RuntimeOptions';
 import { RuntimeRegistry, type WorkflowEntry } from './RuntimeRegistry';
 import { resolveSettings, type RuntimeSettings } from './RuntimeSettings';
@@ -242,7 +242,7 @@ function assemble(
     container,
     dataSource,
     store,
-    queries: new RunQueries(store, codec),
+    queries: new RunQueries(store, (text, path) => codec.decode(text, path)),
     codec,
     clock,
     events,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { injectable } from 'tsyringe';
 import type { EntityManager } from 'typeorm';
-import { assertSignalName } from '../store/identifiers';
+import { assertSignalName } from '../model/identifiers';
 import { NotInRunError } from '../errors/NotInRunError';
 import { realClock } from '../ground/Clock';
 import { parseDuration, type Duration } from '../ground/Duration';

@@ -1,9 +1,9 @@
 import './dispatch';
 
 export * from './RunHandle';
-export * from './RuntimeEvents';
+export * from './execution/RuntimeEvents';
 export * from './RuntimeOptions';
-export * from './execution/StepHooks';
+export * from '../model/StepHooks';
 export * from './StepInterceptor';
 export * from './Waymark';
 export { WaymarkRuntime, type AsyncMethodOf } from './WaymarkRuntime';
@@ -26,4 +26,4 @@ export type {
   ReadStreamOptions,
 } from './streams/StreamEntry';
 export { MAX_STREAM_NAME_LENGTH } from './streams/Streams';
-export type { StreamSummary } from '../store/StreamStore';
+export type { StreamSummary } from '../model/StreamSummary';

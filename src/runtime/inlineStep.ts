@@ -20,6 +20,15 @@ class InlineStep {}
 const receiver = new InlineStep();
 
 /** True in workflow code of a run (not inside a step's body), where a call can be a step. */
+/**
+ * The execution (one claim of a run) the calling workflow code belongs to, as an opaque key,
+ * or undefined outside a run: for integrations that keep state per execution, such as the
+ * order in which `waymark/ai` holds tool calls for approval.
+ */
+export function currentExecution(): object | undefined {
+  return RunScope.current()?.run;
+}
+
 export function inWorkflowCode(): boolean {
   const scope = RunScope.current();
   return scope !== undefined && scope.step === undefined;

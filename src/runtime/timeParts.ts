@@ -9,7 +9,7 @@ import { ScheduleStore } from '../store/ScheduleStore';
 import type { StoreConnection } from '../store/StoreConnection';
 import type { Executions } from './execution/Executions';
 import type { FlowRegistry } from './execution/FlowRegistry';
-import type { RuntimeEvents } from './RuntimeEvents';
+import type { RuntimeEvents } from './execution/RuntimeEvents';
 import { Schedules } from './Schedules';
 import { Timekeeper } from './Timekeeper';
 

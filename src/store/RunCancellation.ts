@@ -1,7 +1,7 @@
 import { InvalidRunStateError } from '../errors/InvalidRunStateError';
 import { RunNotFoundError } from '../errors/RunNotFoundError';
 import type { Lifecycle } from '../ground/Lifecycle';
-import { assertRunId } from './identifiers';
+import { assertRunId } from '../model/identifiers';
 import { numbered } from './statements';
 import type { StoreConnection } from './StoreConnection';
 

@@ -10,7 +10,7 @@ import { serverTimeAfterSql } from './serverClock';
 import { numbered } from './statements';
 import type { StoreConnection } from './StoreConnection';
 import { toAttemptRow, toRunRow, toStepRow, type RunRow } from './rows';
-import { assertRunId } from './identifiers';
+import { assertRunId } from '../model/identifiers';
 
 /** Who takes a run over after an operator action, and until when. */
 export interface Claim {

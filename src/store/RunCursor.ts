@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from '../errors/InvalidArgumentError';
-import { assertRunId } from './identifiers';
+import { assertRunId } from '../model/identifiers';
 import type { RunRow } from './rows';
 
 /** The cursor of the page after `row` in `list()`. */

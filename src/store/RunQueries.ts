@@ -1,103 +1,28 @@
 import { InvalidArgumentError } from '../errors/InvalidArgumentError';
 import { RunNotFoundError } from '../errors/RunNotFoundError';
-import type { Codec } from '../codec/Codec';
-import { readHistoryPage, type HistoryPageOptions } from './HistoryPages';
-import { assertRunId, assertText, MAX_RUN_ID_LENGTH } from './identifiers';
+import { readHistoryPage } from './HistoryPages';
+import { type HistoryPageOptions } from '../model/HistoryPage';
+import { assertRunId, assertText, MAX_RUN_ID_LENGTH } from '../model/identifiers';
 import { numbered } from './statements';
 import { decodeCursor, encodeCursor } from './RunCursor';
 import { toRunRow, type RunRow } from './rows';
-import { RUN_STATUSES, type RunStatus } from './RunStatus';
+import { RUN_STATUSES, type RunStatus } from '../model/RunStatus';
+import type { ListRunsOptions, RunPage, RunSummary, StepRecord } from '../model/RunRecords';
 import type { RunHistory, RunStore } from './RunStore';
-import { storedValue, valueCharsOption, type StoredValue } from './StoredValue';
-
-/** One entry of a run's history, for people and tools. */
-export interface StepRecord {
-  seq: number;
-  name: string;
-  /**
-   * `retrying`: failed attempts stored, the next one due; `parked`: waiting for an operator;
-   * `started`: an at-most-once step began and has no outcome (running, or its process died).
-   */
-  status: 'completed' | 'failed' | 'retrying' | 'parked' | 'started';
-  attempts: number;
-  startedAt: Date;
-  finishedAt: Date | null;
-  durationMs: number | null;
-  /** For a failed, retrying or parked step: what it (last) threw. */
-  error?: { name: string; message: string; code?: string };
-  /** For a retrying step: when its next attempt is due. */
-  nextAttemptAt?: Date;
-  /**
-   * The key the step used when `@Idempotent({ key })` gave it one (absent for the default
-   * `runId:seq`, and for steps recorded before migration M0007).
-   */
-  idempotencyKey?: string;
-  /** For a completed step: its stored result, cut at `valueChars` (see {@link StoredValue}). */
-  output?: StoredValue;
-}
-
-/** A run as listed by {@link RunQueries.list}. */
-export interface RunSummary {
-  runId: string;
-  workflow: string;
-  version: string | null;
-  status: RunStatus;
-  owner: string | null;
-  parentRunId: string | null;
-  /** For a `waiting` run: when it is due. */
-  wakeAt: Date | null;
-  /** For a parked run: the step it waits at. */
-  parkedSeq: number | null;
-  /**
-   * For a `needs_attention` run: why it was parked, as `"<error name>: <message>"` (e.g. a
-   * `NonDeterminismError` after a deploy); null otherwise, and for runs parked before
-   * migration M0007.
-   */
-  parkedReason: string | null;
-  /** What a waiting run waits for: `signal:<name>`, `sleep` or `retry`. */
-  waitingFor: string | null;
-  /** For a fork: the run it was copied from and the seq it diverged at. */
-  forkedFrom: string | null;
-  forkedSeq: number | null;
-  /** When the run is cancelled if it has not ended (`@Workflow({ timeout })`, `deadline`). */
-  deadlineAt?: Date | null;
-  createdAt: Date;
-  updatedAt: Date;
-  /** From `describe()` only (not `list()`): the run's arguments, cut at `valueChars`. */
-  args?: StoredValue;
-}
-
-/** Filters of `runtime.list()`. */
-export interface ListRunsOptions {
-  status?: RunStatus | RunStatus[];
-  workflow?: string;
-  /**
-   * Only `waiting` runs waiting for this: `'signal'` (any `signal:<name>`, e.g. the runs an
-   * approval screen lists), `'sleep'` or `'retry'`.
-   */
-  waitingFor?: 'signal' | 'sleep' | 'retry';
-  /** At most this many runs (default 50, at most 1000). */
-  limit?: number;
-  /** From a previous page's `nextCursor`. */
-  cursor?: string;
-}
-
-/** One page of runs, newest first. */
-export interface RunPage {
-  runs: RunSummary[];
-  /** Pass as `cursor` to get the next page; absent on the last page. */
-  nextCursor?: string;
-}
+import { storedValue, valueCharsOption } from '../model/StoredValue';
 
 const SUMMARY_COLUMNS =
   'id, workflow, version, status, owner, parent_run_id, wake_at, parked_seq, parked_reason, waiting_for, forked_from, ' +
   'forked_seq, created_at, updated_at';
 
+/** Reads a stored value back (the codec's `decode`, given by the runtime). */
+export type DecodeValue = (text: string, path: string) => unknown;
+
 /** Read-only queries for operators: listing runs and reading a history. */
 export class RunQueries {
   constructor(
     private readonly store: RunStore,
-    private readonly codec: Codec,
+    private readonly decode: DecodeValue,
   ) {}
 
   /**
@@ -219,7 +144,7 @@ export class RunQueries {
 
   private errorSummary(output: string | null, path: string): StepRecord['error'] {
     try {
-      const error = this.codec.decode(output ?? '', path) as {
+      const error = this.decode(output ?? '', path) as {
         name?: unknown;
         message?: unknown;
         code?: unknown;

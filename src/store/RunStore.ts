@@ -9,7 +9,7 @@ import {
   type RunRow,
   type StepRow,
 } from './rows';
-import type { RunStatus } from './RunStatus';
+import type { RunStatus } from '../model/RunStatus';
 import { runInsertParams, statementsFor, type Statements } from './statements';
 import type { StoreConnection, TransactionOptions } from './StoreConnection';
 

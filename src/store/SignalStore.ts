@@ -2,11 +2,11 @@ import { LeaseLostError } from '../errors/LeaseLostError';
 import { RunFinishedError } from '../errors/RunFinishedError';
 import { RunNotFoundError } from '../errors/RunNotFoundError';
 import type { StepRow } from './rows';
-import { isTerminalStatus, type RunStatus } from './RunStatus';
+import { isTerminalStatus, type RunStatus } from '../model/RunStatus';
 import type { RunStore } from './RunStore';
 import { numbered } from './statements';
-import { assertRunId, assertSignalName } from './identifiers';
-import { assertToolCallAwaited, type LockedRun } from './toolApprovalSignals';
+import { assertRunId, assertSignalName } from '../model/identifiers';
+import { assertToolCallAwaited, type LockedRun } from '../model/toolApprovalSignals';
 
 /** A signal sent to a run that no wait has taken yet. */
 export interface PendingSignal {

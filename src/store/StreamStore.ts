@@ -1,8 +1,9 @@
 import { LeaseLostError } from '../errors/LeaseLostError';
 import { isDuplicateKey } from './Dialect';
-import type { RunStatus } from './RunStatus';
+import type { RunStatus } from '../model/RunStatus';
 import type { RunStore } from './RunStore';
 import { numbered } from './statements';
+import type { StreamSummary } from '../model/StreamSummary';
 
 /** One stored batch of a stream: the chunks at offsets `firstOffset` to `firstOffset + count - 1`. */
 export interface StreamBatchRow {
@@ -26,13 +27,6 @@ export interface StreamTail {
   readonly nextOffset: number;
   readonly closed: boolean;
   readonly stepSeqs: ReadonlySet<number>;
-}
-
-/** A stream of a run, as the console lists it. */
-export interface StreamSummary {
-  readonly name: string;
-  readonly length: number;
-  readonly closed: boolean;
 }
 
 /** The most chunks one batch holds, so a read from an offset can use the key's order. */

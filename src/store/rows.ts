@@ -1,4 +1,4 @@
-import type { RunStatus } from './RunStatus';
+import type { RunStatus } from '../model/RunStatus';
 
 /** A stored run, as the store reads and writes it. Times are epoch milliseconds. */
 export interface RunRow {

@@ -1,5 +1,5 @@
 import { SimulatedCrash } from '../errors/SimulatedCrash';
-import type { StepHookPoint } from '../runtime/execution/StepHooks';
+import type { StepHookPoint } from '../model/StepHooks';
 
 /** Where on a step's path a crash is simulated. */
 export type CrashPoint = 'before' | 'afterEffect' | 'afterCommit';

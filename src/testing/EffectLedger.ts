@@ -1,8 +1,6 @@
 import { DataSource, Table } from 'typeorm';
 import { WaymarkRuntime } from '../runtime/WaymarkRuntime';
-import { dataSourceOptionsFromUrl } from '../store/DatabaseUrl';
-import { dialectOf } from '../store/Dialect';
-import { numbered } from '../store/statements';
+import { dataSourceOptionsFromUrl } from '../runtime/DatabaseAccess';
 
 /** One recorded external effect. */
 export interface Effect {
@@ -128,6 +126,8 @@ export class EffectLedger {
   }
 
   private sql(text: string): string {
-    return numbered(text, dialectOf(this.dataSource) === 'postgres');
+    if (this.dataSource.options.type !== 'postgres') return text;
+    let n = 0;
+    return text.replace(/\?/g, () => `$${++n}`);
   }
 }

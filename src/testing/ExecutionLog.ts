@@ -1,4 +1,4 @@
-import type { StepHookPoint } from '../runtime/execution/StepHooks';
+import type { StepHookPoint } from '../model/StepHooks';
 
 /** Counts how many times each step body executed, across a test runtime's restarts. */
 export class ExecutionLog {

@@ -1,5 +1,5 @@
 import type { RunHandle } from '../runtime/RunHandle';
-import type { RunStatus } from '../store/RunStatus';
+import type { RunStatus } from '../model/RunStatus';
 import type { CrashMatrixReport } from './crashMatrix';
 import type { EffectLedger } from './EffectLedger';
 import type { TestRuntime } from './TestRuntime';

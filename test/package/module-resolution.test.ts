@@ -80,7 +80,7 @@ describe('the packed package resolves with its types under every module setting'
   });
   afterAll(() => packed.remove());
 
-  it('exports waymark, waymark/testing, waymark/nest, waymark/otel, waymark/console and waymark/ai', () => {
+  it('exports waymark, waymark/testing, waymark/nest, waymark/otel, waymark/console, waymark/ai and waymark/migrations', () => {
     expect(ENTRY_POINTS).toEqual(
       expect.arrayContaining([
         'waymark',
@@ -89,6 +89,7 @@ describe('the packed package resolves with its types under every module setting'
         'waymark/otel',
         'waymark/console',
         'waymark/ai',
+        'waymark/migrations',
       ]),
     );
   });

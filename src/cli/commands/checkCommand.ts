@@ -1,9 +1,7 @@
 import type { Command } from 'commander';
-import { readClassPolicies, readDecoratedClasses, type AnyClass } from '../../decorators/metadata';
-import { validateClassPolicies } from '../../decorators/validateClassPolicies';
+import { WorkflowCatalog, type AnyClass } from '../../runtime/WorkflowCatalog';
 import { formatDuration } from '../../ground/Duration';
 import { DATABASE_URL_VARIABLE, databaseUrlOf, type CliContext } from '../CliContext';
-import { workflowNames } from '../../decorators/WorkflowRegistry';
 import { withRuntime } from '../openRuntime';
 import { terminalSafe } from '../terminalSafe';
 import { CliError, isCliError } from '../CliError';
@@ -41,10 +39,10 @@ export function registerCheckCommand(program: Command, cli: CliContext): void {
           problems.push(isCliError(error) ? message : `${module}: ${message}`);
         }
       }
-      const classes = readDecoratedClasses();
+      const classes = WorkflowCatalog.classes();
       for (const Class of classes) {
         try {
-          validateClassPolicies(Class);
+          WorkflowCatalog.validate(Class);
         } catch (error) {
           problems.push(...splitProblems(messageOf(error)));
         }
@@ -64,7 +62,7 @@ export function registerCheckCommand(program: Command, cli: CliContext): void {
 
 function printPolicies(cli: CliContext, classes: readonly AnyClass[]): void {
   const { output } = cli;
-  const methods = classes.flatMap((Class) => readClassPolicies(Class));
+  const methods = classes.flatMap((Class) => WorkflowCatalog.policiesOf(Class));
   const workflows = methods.filter((m) => m.workflow);
   const steps = methods.filter((m) => m.step);
   const bold = output.paint.bold;
@@ -103,7 +101,7 @@ async function unscheduledWorkflows(command: Command, cli: CliContext): Promise<
   if ((db ?? cli.env[DATABASE_URL_VARIABLE] ?? '').trim() === '') return [];
   const url = databaseUrlOf(command, cli.env);
   const schedules = await withRuntime(url, cli.output, (runtime) => runtime.schedules());
-  const known = new Set(workflowNames());
+  const known = new Set(WorkflowCatalog.workflowNames());
   return schedules
     .filter((s) => !known.has(s.workflow))
     .map(
@@ -114,7 +112,7 @@ async function unscheduledWorkflows(command: Command, cli: CliContext): Promise<
 }
 
 /**
- * `validateClassPolicies` reports a class's problems in one message, joined with '; '; each
+ * `WorkflowCatalog.validate` reports a class's problems in one message, joined with '; '; each
  * starts with the decorator it concerns ("@Retry on Class.method …"), so split there.
  */
 function splitProblems(message: string): string[] {

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { assertRunId } from '../../store/identifiers';
+import { assertRunId } from '../../model/identifiers';
 import { terminalSafe } from '../terminalSafe';
 import { databaseUrlOf, type CliContext } from '../CliContext';
 import { withRuntime } from '../openRuntime';

@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
 import type { DataSource } from 'typeorm';
 import { isStoreUnavailableError } from '../../errors/StoreUnavailableError';
-import { applyMigrations } from '../../store/applyMigrations';
-import { openDataSource } from '../../store/openDataSource';
+import { applyMigrations, openDatabase } from '../../runtime/DatabaseAccess';
 import { databaseUrlOf, type CliContext } from '../CliContext';
 import { databaseUnavailable } from '../databaseUnavailable';
 import { missingSqliteFile } from '../missingSqliteFile';
@@ -46,7 +45,7 @@ function applyPending(url: string): Promise<string[]> {
 /** `work` on the database at `url`; one it cannot reach, or that cannot take writes, is exit code 3. */
 async function withDataSource<T>(url: string, work: (ds: DataSource) => Promise<T>): Promise<T> {
   try {
-    const { dataSource } = await openDataSource(url, { retryTimeoutMs: CLI_STORE_RETRY_MS });
+    const { dataSource } = await openDatabase(url, { retryTimeoutMs: CLI_STORE_RETRY_MS });
     try {
       return await work(dataSource);
     } finally {

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { assertRunId } from '../../store/identifiers';
+import { assertRunId } from '../../model/identifiers';
 import { terminalSafe } from '../terminalSafe';
 import { CliError } from '../CliError';
 import { databaseUrlOf, type CliContext } from '../CliContext';

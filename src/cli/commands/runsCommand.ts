@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { isRunNotFoundError } from '../../errors/RunNotFoundError';
 import type { WaymarkRuntime } from '../../runtime/WaymarkRuntime';
-import type { RunSummary } from '../../store/RunQueries';
-import type { RunStatus } from '../../store/RunStatus';
+import type { RunSummary } from '../../model/RunRecords';
+import type { RunStatus } from '../../model/RunStatus';
 import { databaseUrlOf, type CliContext } from '../CliContext';
 import { formatTable, type Cell, type Painted } from '../formatTable';
 import { formatTimestamp, NONE } from '../formatTime';

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { WaymarkRuntime } from '../../runtime/WaymarkRuntime';
-import { assertRunId } from '../../store/identifiers';
-import type { RunSummary, StepRecord } from '../../store/RunQueries';
+import { assertRunId } from '../../model/identifiers';
+import type { RunSummary, StepRecord } from '../../model/RunRecords';
 import { databaseUrlOf, type CliContext } from '../CliContext';
 import { withRuntime } from '../openRuntime';
 import type { ShownRunWriter, ShownStep } from '../ShownRun';

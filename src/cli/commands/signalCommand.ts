@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { assertRunId, assertSignalName } from '../../store/identifiers';
+import { assertRunId, assertSignalName } from '../../model/identifiers';
 import { terminalSafe } from '../terminalSafe';
 import { databaseUrlOf, type CliContext } from '../CliContext';
 import { withRuntime } from '../openRuntime';

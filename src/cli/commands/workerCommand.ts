@@ -1,12 +1,10 @@
 import type { Command } from 'commander';
-import { readDecoratedClasses } from '../../decorators/metadata';
-import { validateClassPolicies } from '../../decorators/validateClassPolicies';
-import { workflowNames } from '../../decorators/WorkflowRegistry';
+import { WorkflowCatalog } from '../../runtime/WorkflowCatalog';
 import { isStoreUnavailableError } from '../../errors/StoreUnavailableError';
 import { parseDuration, type Duration } from '../../ground/Duration';
 import { Waymark } from '../../runtime/Waymark';
 import type { WaymarkRuntime } from '../../runtime/WaymarkRuntime';
-import { dataSourceOptionsFromUrl, redact } from '../../store/DatabaseUrl';
+import { dataSourceOptionsFromUrl, shownDatabaseUrl } from '../../runtime/DatabaseAccess';
 import { databaseUrlOf, type CliContext } from '../CliContext';
 import { CliError, isCliError } from '../CliError';
 import { cliLogger } from '../cliLogger';
@@ -58,7 +56,7 @@ export function registerWorkerCommand(program: Command, cli: CliContext): void {
       printRunEvents(runtime, cli.output);
       runtime.startWorker({ concurrency: options.concurrency, pollInterval: options.pollInterval });
       cli.output.line(
-        `worker ${runtime.workerId} executing ${workflowNames().join(', ')} from ${redact(url)} ` +
+        `worker ${runtime.workerId} executing ${WorkflowCatalog.workflowNames().join(', ')} from ${shownDatabaseUrl(url)} ` +
           `(concurrency ${options.concurrency})`,
       );
       const signal = await stopped;
@@ -81,14 +79,14 @@ function loadWorkflows(modules: string[]): void {
       });
     }
   }
-  for (const Class of readDecoratedClasses()) {
+  for (const Class of WorkflowCatalog.classes()) {
     try {
-      validateClassPolicies(Class);
+      WorkflowCatalog.validate(Class);
     } catch (error) {
       throw new CliError(`${messageOf(error)} (see \`waymark check\`)`, ExitCode.Failed);
     }
   }
-  if (workflowNames().length === 0) {
+  if (WorkflowCatalog.workflowNames().length === 0) {
     throw new CliError(
       `no @Workflow in ${modules.join(', ')}: the worker would have nothing to run`,
       ExitCode.Failed,

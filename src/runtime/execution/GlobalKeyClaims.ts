@@ -5,7 +5,7 @@ import type { Lifecycle } from '../../ground/Lifecycle';
 import type { LeaseHolder } from '../../ground/ProcessIdentity';
 import { KeyStore, type KeyRow } from '../../store/KeyStore';
 import { leaseLapsed } from '../../store/Leases';
-import { isTerminalStatus } from '../../store/RunStatus';
+import { isTerminalStatus } from '../../model/RunStatus';
 import type { RunStore } from '../../store/RunStore';
 
 /** What claiming a global key found: it is ours to execute, or it completed elsewhere. */

@@ -5,7 +5,7 @@ import type { Logger } from '../../ground/Logger';
 import { isRateLimitedError } from '../../policies/RateLimited';
 import { readRetryAfter } from '../../policies/RetryAfter';
 import type { LimiterSlots } from '../../store/LimiterSlots';
-import type { RuntimeEvents } from '../RuntimeEvents';
+import type { RuntimeEvents } from './RuntimeEvents';
 import type { FlowRegistry } from './FlowRegistry';
 import type { Settled } from './invokeAttempt';
 

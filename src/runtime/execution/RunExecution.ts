@@ -8,7 +8,7 @@ import type { Lifecycle } from '../../ground/Lifecycle';
 import type { Logger } from '../../ground/Logger';
 import type { RunFinish, RunStore } from '../../store/RunStore';
 import type { WorkQueue } from '../../store/WorkQueue';
-import type { RuntimeEvents } from '../RuntimeEvents';
+import type { RuntimeEvents } from './RuntimeEvents';
 import type { Settled } from './invokeAttempt';
 import { isProcessAbort } from './processAbort';
 import type { RunOutcome } from './RunOutcome';

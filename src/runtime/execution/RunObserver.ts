@@ -4,7 +4,7 @@ import { realClock, type Clock } from '../../ground/Clock';
 import type { Lifecycle } from '../../ground/Lifecycle';
 import type { LeaseHolder } from '../../ground/ProcessIdentity';
 import { leaseLapsed } from '../../store/Leases';
-import { isTerminalStatus } from '../../store/RunStatus';
+import { isTerminalStatus } from '../../model/RunStatus';
 import type { RunStore } from '../../store/RunStore';
 import type { RunOutcome } from './RunOutcome';
 import { storedOutcome } from './storedOutcome';

@@ -10,7 +10,7 @@ import type { LimiterGate } from './LimiterGate';
 import { isProcessAbort } from './processAbort';
 import type { RunState } from './RunState';
 import { RunSuspended } from './RunSuspended';
-import type { StepHookPoint } from './StepHooks';
+import type { StepHookPoint } from '../../model/StepHooks';
 
 /** Where a step that has no stored attempts stands: most steps, so it is made once. */
 const NO_ATTEMPTS: AttemptHistory = replayAttempts([], () => undefined);

@@ -2,8 +2,8 @@ import type { Codec } from '../../codec/Codec';
 import type { Clock } from '../../ground/Clock';
 import type { Lifecycle } from '../../ground/Lifecycle';
 import type { RunStore } from '../../store/RunStore';
-import type { RuntimeEvents } from '../RuntimeEvents';
-import type { StepHooks } from './StepHooks';
+import type { RuntimeEvents } from './RuntimeEvents';
+import type { StepHooks } from '../../model/StepHooks';
 
 /** What the parts that wait inside a run (retries, timers, signals) share. */
 export interface StepEnvironment {

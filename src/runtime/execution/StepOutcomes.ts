@@ -6,7 +6,7 @@ import { UnknownOutcomeError } from '../../errors/UnknownOutcomeError';
 import type { Clock } from '../../ground/Clock';
 import type { StepRow } from '../../store/rows';
 import type { RunStore } from '../../store/RunStore';
-import type { RuntimeEvents } from '../RuntimeEvents';
+import type { RuntimeEvents } from './RuntimeEvents';
 import type { RunState } from './RunState';
 import type { StepReplay } from './StepReplay';
 import type { StepWrite } from './writers/CheckpointWriter';

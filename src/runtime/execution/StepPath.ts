@@ -1,14 +1,14 @@
 import type { WriterKind } from '../../decorators/MethodPlan';
 import type { Clock } from '../../ground/Clock';
 import type { Lifecycle } from '../../ground/Lifecycle';
-import type { RuntimeEvents } from '../RuntimeEvents';
+import type { RuntimeEvents } from './RuntimeEvents';
 import type { HandOver } from './HandOver';
 import type { Settled } from './invokeAttempt';
 import type { MethodCall } from './MethodCall';
 import type { RunScope, StepFrame } from './RunScope';
 import type { RunState } from './RunState';
 import type { StepAttempts } from './StepAttempts';
-import type { StepHookPoint, StepHooks } from './StepHooks';
+import type { StepHookPoint, StepHooks } from '../../model/StepHooks';
 import type { StepOutcomes } from './StepOutcomes';
 import type { StepReplay } from './StepReplay';
 import type { CheckpointWriter, StepWrite } from './writers/CheckpointWriter';

@@ -4,7 +4,7 @@ import { isCorruptValueError } from '../../errors/CorruptValueError';
 import { NonDeterminismError } from '../../errors/NonDeterminismError';
 import { isSerializationError } from '../../errors/SerializationError';
 import type { StepRow } from '../../store/rows';
-import type { RuntimeEvents } from '../RuntimeEvents';
+import type { RuntimeEvents } from './RuntimeEvents';
 import type { Settled } from './invokeAttempt';
 import { isProcessAbort } from './processAbort';
 import type { RunState } from './RunState';

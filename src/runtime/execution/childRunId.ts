@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { MAX_RUN_ID_LENGTH } from '../../store/identifiers';
+import { MAX_RUN_ID_LENGTH } from '../../model/identifiers';
 
 /**
  * The id of a parent's child run started at `seq`: `${parent}/${seq}`. A parent whose id

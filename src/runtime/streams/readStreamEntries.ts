@@ -1,7 +1,7 @@
 import type { Codec } from '../../codec/Codec';
 import { RunNotFoundError } from '../../errors/RunNotFoundError';
 import type { Lifecycle } from '../../ground/Lifecycle';
-import { isTerminalStatus } from '../../store/RunStatus';
+import { isTerminalStatus } from '../../model/RunStatus';
 import type { StreamBatchRow, StreamStore } from '../../store/StreamStore';
 import type { StreamEntry, StreamRestart } from './StreamEntry';
 import type { StreamNotifier } from './StreamNotifier';

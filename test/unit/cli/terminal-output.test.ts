@@ -2,7 +2,7 @@ import { formatTable, TableLayout } from '../../../src/cli/formatTable';
 import { Output, type OutputStream } from '../../../src/cli/Output';
 import { ShownRunPrinter } from '../../../src/cli/ShownRunPrinter';
 import { terminalSafe } from '../../../src/cli/terminalSafe';
-import type { RunSummary } from '../../../src/store/RunQueries';
+import type { RunSummary } from '../../../src/model/RunRecords';
 
 const CLEAR = '\u001b[2J';
 const TITLE = '\u001b]0;you have been pwned\u0007';

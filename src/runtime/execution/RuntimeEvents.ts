@@ -1,5 +1,5 @@
-import type { Disposable } from '../ground/Disposable';
-import type { Logger } from '../ground/Logger';
+import type { Disposable } from '../../ground/Disposable';
+import type { Logger } from '../../ground/Logger';
 
 /** The events a runtime emits, with their payloads. */
 export interface WaymarkEvents {
