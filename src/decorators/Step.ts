@@ -1,10 +1,10 @@
 import { ConfigurationError } from '../errors/ConfigurationError';
-import { parseDuration, type Duration } from '../ground/Duration';
+import type { Duration } from '../ground/Duration';
 import { decoratedMethod } from './decoratedMethod';
 import type { StorableResult } from '../model/Storable';
-import { readMethodPolicies, recordPolicy, type StepMetadata } from './metadata';
+import { readMethodPolicies, recordPolicy } from './metadata';
 import { routeToInterceptor } from './routeToInterceptor';
-import { validateOptions } from './validation/validateOptions';
+import { stepMetadataOf } from './stepMetadata';
 
 /** Options of {@link Step}. */
 export interface StepOptions {
@@ -45,7 +45,6 @@ export function Step(options?: StepOptions) {
     descriptor: TypedPropertyDescriptor<M> & StorableResult<M>,
   ): void {
     const method = decoratedMethod('@Step', target, propertyKey, descriptor);
-    const opts = validateOptions('step', options, method.where);
     const existing = readMethodPolicies(method.declaringClass, method.methodName);
     if (existing?.step) {
       throw new ConfigurationError(`${method.where}: @Step is applied twice`);
@@ -53,21 +52,8 @@ export function Step(options?: StepOptions) {
     if (existing?.workflow) {
       throw new ConfigurationError(`${method.where}: a method cannot be both @Workflow and @Step`);
     }
-    if (opts.onUnknown !== undefined && !opts.atMostOnce) {
-      throw new ConfigurationError(`${method.where}: onUnknown only applies with atMostOnce: true`);
-    }
-    const metadata: StepMetadata = {
-      name: opts.name ?? method.methodName,
-      timeoutMs:
-        opts.timeout === undefined
-          ? undefined
-          : parseDuration(opts.timeout, `${method.where}: timeout`),
-      atMostOnce: opts.atMostOnce ?? false,
-      onUnknown: opts.onUnknown ?? 'throw',
-      transactional: opts.transactional ?? false,
-      ...(opts.limiter === undefined ? {} : { limiter: opts.limiter }),
-    };
+    const metadata = stepMetadataOf(options, method.methodName, method.where);
     recordPolicy(method.declaringClass, method.methodName, method.original, 'step', metadata);
-    routeToInterceptor(method.declaringClass, method.methodName, descriptor, 'step');
+    routeToInterceptor(method.declaringClass, method.methodName, descriptor, method.original);
   };
 }

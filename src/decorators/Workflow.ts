@@ -67,7 +67,7 @@ export function Workflow<A extends any[]>(options?: WorkflowOptions<A>) {
       methodName: method.methodName,
     });
     recordPolicy(method.declaringClass, method.methodName, method.original, 'workflow', metadata);
-    routeToInterceptor(method.declaringClass, method.methodName, descriptor, 'workflow');
+    routeToInterceptor(method.declaringClass, method.methodName, descriptor, method.original);
   };
 }
 

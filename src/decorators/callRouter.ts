@@ -1,4 +1,5 @@
-import type { MethodPlan } from './MethodPlan';
+import type { StepPlan } from './StepPlan';
+import type { WorkflowPlan } from './WorkflowPlan';
 
 /**
  * Where calls of decorated methods go. Decorators only record metadata; the runtime
@@ -6,8 +7,13 @@ import type { MethodPlan } from './MethodPlan';
  * run, a child run, a new run, or a plain call).
  */
 export interface CallRouter {
-  workflow(instance: object, plan: MethodPlan, args: unknown[]): Promise<unknown>;
-  step(instance: object, plan: MethodPlan, args: unknown[]): Promise<unknown>;
+  workflow(instance: object, plan: WorkflowPlan, args: unknown[]): Promise<unknown>;
+  step(
+    instance: object,
+    plan: StepPlan,
+    body: (...args: unknown[]) => unknown,
+    args: unknown[],
+  ): Promise<unknown>;
 }
 
 let installed: CallRouter | undefined;

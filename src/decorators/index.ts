@@ -4,3 +4,4 @@ export * from './Retry';
 export * from './Idempotent';
 export { validateClassPolicies } from './validateClassPolicies';
 export { findWorkflow, workflowNames } from './WorkflowRegistry';
+export type { InlineStepOptions } from './inlineStepPlan';

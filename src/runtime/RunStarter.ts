@@ -6,7 +6,7 @@ import type { Lifecycle } from '../ground/Lifecycle';
 import type { RunStore } from '../store/RunStore';
 import type { RunIdentity } from './execution/Acquisition';
 import type { Executions } from './execution/Executions';
-import type { MethodCall } from './execution/MethodCall';
+import type { WorkflowCall } from './execution/WorkflowCall';
 import { assertSameRun, newRunRow, type RunAcquirer } from './execution/RunAcquirer';
 import type { FlowRegistry } from './execution/FlowRegistry';
 import type { RunOutcome } from './execution/RunOutcome';
@@ -50,9 +50,9 @@ export class RunStarter {
     this.queued = new QueuedRuns(deps.store);
   }
 
-  async start(call: MethodCall, options: StartCallOptions = {}): Promise<Started> {
+  async start(call: WorkflowCall, options: StartCallOptions = {}): Promise<Started> {
     const { lifecycle, codec, executions, acquirer } = this.deps;
-    const workflow = call.plan.workflow!;
+    const workflow = call.plan;
     lifecycle.assertOpen(`start workflow "${workflow.name}"`);
     const runId = options.runId ?? deriveRunId(call);
     const identity: RunIdentity = {
@@ -77,7 +77,7 @@ export class RunStarter {
 
   /** Records the run `pending` for a worker; nothing executes or watches it here. */
   private async queue(
-    call: MethodCall,
+    call: WorkflowCall,
     runId: string,
     identity: RunIdentity,
     parentRunId: string | undefined,
@@ -106,8 +106,8 @@ export class RunStarter {
   }
 }
 
-function deriveRunId(call: MethodCall): string {
-  const workflow = call.plan.workflow!;
+function deriveRunId(call: WorkflowCall): string {
+  const workflow = call.plan;
   if (!workflow.id) return randomUUID();
   const id: unknown = workflow.id(...call.args);
   assertRunId(id, `the run id that @Workflow id of "${workflow.name}" returned`);

@@ -4,14 +4,14 @@ import { realClock, type Clock } from '../ground/Clock';
 import type { Lifecycle } from '../ground/Lifecycle';
 import type { RunRow } from '../store/rows';
 import type { RunStore } from '../store/RunStore';
-import type { MethodCall } from './execution/MethodCall';
+import type { WorkflowCall } from './execution/WorkflowCall';
 import type { RunOutcome } from './execution/RunOutcome';
 
 /** How often a caller waiting on a released run looks at the store (a worker elsewhere may finish it). */
 const POLL_MS = 1000;
 
 /** Continues a stored run found due, here (joining its execution here if there is one). */
-export type ResumeRun = (row: RunRow, call: MethodCall | undefined) => Promise<RunOutcome>;
+export type ResumeRun = (row: RunRow, call: WorkflowCall | undefined) => Promise<RunOutcome>;
 
 /** What waiting for runs uses. */
 export interface RunWaitersDeps {
@@ -38,7 +38,7 @@ export class RunWaiters {
    * Waits until the run ends or parks: `first` is how it stands now (its execution here, or
    * a watch on the store); `call` is the caller's own call, to resume with, if it has one.
    */
-  await(runId: string, first: () => Promise<RunOutcome>, call?: MethodCall): Promise<RunOutcome> {
+  await(runId: string, first: () => Promise<RunOutcome>, call?: WorkflowCall): Promise<RunOutcome> {
     const existing = this.waits.get(runId);
     if (existing) return existing;
     const wait = this.loop(runId, first, call);
@@ -56,7 +56,7 @@ export class RunWaiters {
   private async loop(
     runId: string,
     first: () => Promise<RunOutcome>,
-    call: MethodCall | undefined,
+    call: WorkflowCall | undefined,
   ): Promise<RunOutcome> {
     const { store, clock } = this.deps;
     let outcome = await this.retryLost(first);

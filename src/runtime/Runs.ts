@@ -1,5 +1,5 @@
 import type { Codec } from '../codec/Codec';
-import { planFor } from '../decorators/MethodPlan';
+import { workflowPlanOf } from '../decorators/Plans';
 import { findWorkflow } from '../decorators/WorkflowRegistry';
 import { RunNotFoundError } from '../errors/RunNotFoundError';
 import { WorkflowNotRegisteredError } from '../errors/WorkflowNotRegisteredError';
@@ -13,7 +13,7 @@ import type { WorkQueue } from '../store/WorkQueue';
 import type { RunIdentity } from './execution/Acquisition';
 import type { Executions } from './execution/Executions';
 import type { FlowRegistry } from './execution/FlowRegistry';
-import { methodCall, type MethodCall } from './execution/MethodCall';
+import type { WorkflowCall } from './execution/WorkflowCall';
 import type { RunAcquirer } from './execution/RunAcquirer';
 import type { RunObserver } from './execution/RunObserver';
 import { unwrapOutcome, type RunOutcome } from './execution/RunOutcome';
@@ -53,18 +53,18 @@ export class Runs {
   }
 
   /** A workflow called outside any run: start, resume or read back its run; its result. */
-  async callWorkflow(call: MethodCall): Promise<unknown> {
+  async callWorkflow(call: WorkflowCall): Promise<unknown> {
     return unwrapOutcome(await this.startAndAwait(call, {}));
   }
 
   /** Starts (or finds) the run of `call` and waits until it ends. */
-  async startAndAwait(call: MethodCall, options: StartCallOptions): Promise<RunOutcome> {
+  async startAndAwait(call: WorkflowCall, options: StartCallOptions): Promise<RunOutcome> {
     const started = await this.start(call, options);
     return this.waiters.await(started.runId, () => started.outcome, call);
   }
 
   /** Starts (or finds) the run of `call`; resolves once it is durably recorded. */
-  start(call: MethodCall, options: StartCallOptions): Promise<Started> {
+  start(call: WorkflowCall, options: StartCallOptions): Promise<Started> {
     return this.starter.start(call, options);
   }
 
@@ -133,7 +133,7 @@ export class Runs {
   }
 
   /** Continues a stored run found due, joining its execution here if there is one. */
-  private resume(row: RunRow, call: MethodCall | undefined): Promise<RunOutcome> {
+  private resume(row: RunRow, call: WorkflowCall | undefined): Promise<RunOutcome> {
     const { executions, acquirer } = this.deps;
     const acquire = (superseded: () => boolean) =>
       acquirer.fromRow(row, call ?? this.callFor(row), {
@@ -145,12 +145,12 @@ export class Runs {
   }
 
   /** The call a stored run makes: its workflow's class and method, instance and arguments. */
-  private callFor(row: RunRow): MethodCall {
+  private callFor(row: RunRow): WorkflowCall {
     const address = findWorkflow(row.workflow);
     if (!address) throw new WorkflowNotRegisteredError(row.workflow);
-    const plan = planFor(address.target, address.methodName)!;
+    const plan = workflowPlanOf(address.target, address.methodName)!;
     const args = this.deps.codec.decode(row.args, `run "${row.id}" args`) as unknown[];
-    return methodCall(this.deps.resolveInstance(address.target), plan, args);
+    return { instance: this.deps.resolveInstance(address.target), plan, args };
   }
 }
 

@@ -1,12 +1,12 @@
 import type { Clock } from '../ground/Clock';
-import type { MethodCall } from './execution/MethodCall';
+import type { WorkflowCall } from './execution/WorkflowCall';
 
 /** What serves workflow calls made outside any run. */
 export interface WorkflowEntry {
   readonly isOpen: boolean;
   readonly clock: Clock;
   /** Starts, resumes or reads back the run of `call`, and returns its result. */
-  callWorkflow(call: MethodCall): Promise<unknown>;
+  callWorkflow(call: WorkflowCall): Promise<unknown>;
 }
 
 const open: WorkflowEntry[] = [];

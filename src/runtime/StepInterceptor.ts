@@ -1,34 +1,29 @@
 import { injectable } from 'tsyringe';
-import type { BodyInvoker } from './execution/StepPath';
-import type { MethodCall } from './execution/MethodCall';
-import type { RunScope } from './execution/RunScope';
+import type { StepInfo } from '../model/StepInfo';
 
 /**
- * Executes each attempt of a step body inside a run: the point an application can wrap
- * (for tracing, say). Resolved from the container when a runtime is created, so an
- * application can register a subclass in its place. The step path around it (replay,
- * retries, checkpoint) is waymark's and is not overridden.
+ * Wraps each attempt of a step body inside a run: the point an application can hook (a span
+ * per step, a metric). Resolved from the container when a runtime is created, so an
+ * application registers a subclass in its place. The step path around it (replay, retries,
+ * the checkpoint) is waymark's and is not overridden: `next()` runs the attempt, in the step's
+ * scope; call it once and return what it returns (or throws).
  *
  * @example
  * ```ts
  * @injectable()
  * class TracingInterceptor extends StepInterceptor {
- *   protected override invokeBody(scope: RunScope, call: MethodCall) {
- *     return tracer.startActiveSpan(call.policies.methodName, () => super.invokeBody(scope, call));
+ *   override intercept(step: StepInfo, next: () => Promise<unknown>) {
+ *     return tracer.startActiveSpan(`step ${step.step}`, (span) =>
+ *       next().finally(() => span.end()),
+ *     );
  *   }
  * }
  * container.register(StepInterceptor, { useClass: TracingInterceptor });
  * ```
  */
 @injectable()
-export class StepInterceptor implements BodyInvoker {
-  /** @internal Called by the step path for each attempt. */
-  runBody(scope: RunScope, call: MethodCall): Promise<unknown> {
-    return this.invokeBody(scope, call);
-  }
-
-  /** Executes a step body in its own scope. Override to wrap every execution. */
-  protected invokeBody(scope: RunScope, call: MethodCall): Promise<unknown> {
-    return scope.enter(() => call.policies.original.apply(call.instance, call.args));
+export class StepInterceptor {
+  intercept(_step: StepInfo, next: () => Promise<unknown>): Promise<unknown> {
+    return next();
   }
 }

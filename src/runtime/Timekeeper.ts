@@ -1,5 +1,5 @@
 import type { Codec } from '../codec/Codec';
-import { planFor } from '../decorators/MethodPlan';
+import { workflowPlanOf } from '../decorators/Plans';
 import { findWorkflow } from '../decorators/WorkflowRegistry';
 import { isInvalidRunStateError } from '../errors/InvalidRunStateError';
 import { isRunNotFoundError } from '../errors/RunNotFoundError';
@@ -56,7 +56,7 @@ export class Timekeeper {
   /** Where a tick's run waits: its workflow's named queue (partitioned by its arguments), or the default one. */
   private placeOf(row: ScheduleRow): QueuePlace {
     const address = findWorkflow(row.workflow);
-    const name = address && planFor(address.target, address.methodName)?.workflow?.queue;
+    const name = address && workflowPlanOf(address.target, address.methodName)?.queue;
     if (name === undefined) return DEFAULT_QUEUE_PLACE;
     const queue = this.deps.flows.queue(name, `schedule "${row.name}": queue`);
     const args = queue.partitionBy ? (this.deps.codec.decode(row.args, 'args') as unknown[]) : [];
@@ -85,7 +85,7 @@ export class Timekeeper {
     for (const name of workflows) {
       const address = findWorkflow(name);
       const retentionMs =
-        address && planFor(address.target, address.methodName)?.workflow?.retentionMs;
+        address && workflowPlanOf(address.target, address.methodName)?.retentionMs;
       if (retentionMs === undefined) continue;
       const request = {
         before: clock.now() - retentionMs,
@@ -159,7 +159,7 @@ export function tickRunId(schedule: string, tick: number): string {
 
 function tickRun(row: ScheduleRow, tick: number, now: number): RunRow {
   const address = findWorkflow(row.workflow);
-  const workflow = address ? planFor(address.target, address.methodName)?.workflow : undefined;
+  const workflow = address ? workflowPlanOf(address.target, address.methodName) : undefined;
   return newRunRowOf({
     id: tickRunId(row.name, tick),
     workflow: row.workflow,

@@ -3,7 +3,7 @@ import { container as rootContainer } from 'tsyringe';
 import type { DataSource } from 'typeorm';
 import { Codec } from '../codec/Codec';
 import { readDecoratedClasses } from '../decorators/metadata';
-import { validateClassPolicies } from '../decorators/validateClassPolicies';
+import { compileClass } from '../decorators/Plans';
 import { Lifecycle } from '../ground/Lifecycle';
 import { localHost, localProcess, markAlive, markDead } from '../ground/ProcessIdentity';
 import { guardPostgresPool } from '../store/guardPostgresPool';
@@ -76,7 +76,7 @@ export async function createRuntime<R extends WaymarkRuntime = WaymarkRuntime>(
 ): Promise<R> {
   const settings = resolveSettings(options);
   for (const Class of readDecoratedClasses()) {
-    validateClassPolicies(Class);
+    compileClass(Class);
     if (!isDataSource(options.database)) assertNoTransactionalSteps(Class);
   }
   // Start-up rides through an outage as every statement does (storeRetryTimeout).

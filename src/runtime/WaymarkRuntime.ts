@@ -2,14 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { DependencyContainer } from 'tsyringe';
 import type { DataSource } from 'typeorm';
 import type { AnyClass } from '../decorators/metadata';
-import { validateClassPolicies } from '../decorators/validateClassPolicies';
+import { compileClass } from '../decorators/Plans';
 import type { HistoryPageOptions } from '../model/HistoryPage';
 import { assertRunId } from '../model/identifiers';
 import type { Disposable } from '../ground/Disposable';
 import type { Lifecycle } from '../ground/Lifecycle';
 import type { ListRunsOptions, RunPage, StepRecord } from '../model/RunRecords';
 import { SignalStore } from '../store/SignalStore';
-import { methodCall } from './execution/MethodCall';
 import { RunHandle, type RunAccess } from './RunHandle';
 import { runAccess } from './runAccess';
 import type { AnyListener, WaymarkEventName, WaymarkEvents } from './execution/RuntimeEvents';
@@ -88,10 +87,13 @@ export class WaymarkRuntime extends RuntimeTimeMethods {
     const plan = workflowPlan(Class, method);
     const instance = this.parts.resolveInstance(Class);
     const timing = timingOf(options, this.parts.clock.now());
-    const started = await this.parts.runs.start(methodCall(instance, plan, args), {
-      ...options,
-      timing,
-    });
+    const started = await this.parts.runs.start(
+      { instance, plan, args },
+      {
+        ...options,
+        timing,
+      },
+    );
     return new RunHandle(started.runId, this.access);
   }
 
@@ -258,7 +260,7 @@ export class WaymarkRuntime extends RuntimeTimeMethods {
 
   /** Checks the decorators of classes up front; misuse throws a `ConfigurationError`. */
   register(...classes: AnyClass[]): void {
-    for (const Class of classes) validateClassPolicies(Class);
+    for (const Class of classes) compileClass(Class);
   }
 
   /** Listens to every runtime event (name and payload) until the returned disposable is disposed. */

@@ -4,7 +4,7 @@ import {
   type AnyClass,
   type MethodPolicies,
 } from '../decorators/metadata';
-import { validateClassPolicies } from '../decorators/validateClassPolicies';
+import { compileClass } from '../decorators/Plans';
 import { workflowNames } from '../decorators/WorkflowRegistry';
 
 export type { AnyClass, MethodPolicies };
@@ -25,7 +25,7 @@ export const WorkflowCatalog = {
   },
   /** Throws `ConfigurationError` listing every misconfiguration of `Class`'s policies. */
   validate(Class: AnyClass): void {
-    validateClassPolicies(Class);
+    compileClass(Class);
   },
   /** The names of the workflows declared. */
   workflowNames(): string[] {

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { injectable } from 'tsyringe';
 import type { EntityManager } from 'typeorm';
+import { inlineStepPlan, type InlineStepOptions } from '../decorators/inlineStepPlan';
 import { assertSignalName } from '../model/identifiers';
+import type { IsStorable } from '../model/Storable';
 import { NotInRunError } from '../errors/NotInRunError';
 import { realClock } from '../ground/Clock';
 import { parseDuration, type Duration } from '../ground/Duration';
@@ -164,6 +166,34 @@ export class WorkflowContext {
   }
 
   /**
+   * Runs `fn` as a durable step named `name`, inline — what DBOS calls `runStep` and Inngest
+   * `step.run`: recorded like a `@Step` of that name (its result stored once; replayed on a
+   * resume without running `fn`; a rename at its place stops the run with
+   * `NonDeterminismError`), with the `@Step` options, `retry` (the `@Retry` options) and the
+   * idempotency options (`key`, `scope`). Inside `fn`, `ctx.idempotencyKey`, `ctx.signal`,
+   * `ctx.attempt` (and, when `transactional`, `ctx.entityManager`) are the step's. Outside a
+   * run, or inside another step, `fn` is simply called.
+   *
+   * @example
+   * ```ts
+   * const page = await this.ctx.step('fetch', () => fetch(url).then((r) => r.text()), {
+   *   timeout: '30s',
+   *   retry: { maxAttempts: 5 },
+   * });
+   * ```
+   */
+  step<T>(
+    name: string,
+    fn: () => Promise<T>,
+    ...options: IsStorable<T> extends true ? [options?: InlineStepOptions] : [StorableStepResult]
+  ): Promise<T> {
+    const plan = inlineStepPlan(name, options[0] as InlineStepOptions | undefined);
+    const scope = RunScope.current();
+    if (!scope || scope.step) return new Promise<T>((resolve) => resolve(fn()));
+    return scope.operations.step(scope, { plan, args: [], body: fn }) as Promise<T>;
+  }
+
+  /**
    * Fan-out: runs `calls`, at most `concurrency` at a time, and resolves with their results in
    * call order (the first failure rejects; no later call is started). Make each call exactly
    * one child workflow (or step) call: each is then recorded in this run at its own place,
@@ -230,4 +260,9 @@ export class WorkflowContext {
     if (!step) throw new NotInRunError(`WorkflowContext.${what}`, 'step');
     return step;
   }
+}
+
+/** What `ctx.step` asks of a result that could not be stored and read back equal. */
+interface StorableStepResult {
+  'the result of ctx.step must be storable: no functions, symbols, promises or class instances with methods': never;
 }

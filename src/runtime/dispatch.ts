@@ -1,13 +1,12 @@
 import { installCallRouter } from '../decorators/callRouter';
-import type { MethodPlan } from '../decorators/MethodPlan';
 import { NoRuntimeError } from '../errors/NoRuntimeError';
-import { methodCall, type MethodCall } from './execution/MethodCall';
 import { RunScope } from './execution/RunScope';
+import { callWorkflowBody } from './execution/WorkflowCall';
 import { RuntimeRegistry } from './RuntimeRegistry';
 
-/** Calls the body as an undecorated method would run; throws become rejections. */
-function plainCall(call: MethodCall): Promise<unknown> {
-  return new Promise((resolve) => resolve(call.policies.original.apply(call.instance, call.args)));
+/** Calls `body` as an undecorated method would run; throws become rejections. */
+function plainCall(body: () => unknown): Promise<unknown> {
+  return new Promise((resolve) => resolve(body()));
 }
 
 /**
@@ -17,19 +16,19 @@ function plainCall(call: MethodCall): Promise<unknown> {
  * body, a plain call.
  */
 installCallRouter({
-  step(instance: object, plan: MethodPlan, args: unknown[]): Promise<unknown> {
-    const call = methodCall(instance, plan, args);
+  step(instance, plan, original, args) {
+    const body = (): unknown => original.apply(instance, args);
     const scope = RunScope.current();
-    if (!scope || scope.step) return plainCall(call);
-    return scope.operations.step(scope, call);
+    if (!scope || scope.step) return plainCall(body);
+    return scope.operations.step(scope, { plan, args, body });
   },
-  workflow(instance: object, plan: MethodPlan, args: unknown[]): Promise<unknown> {
-    const call = methodCall(instance, plan, args);
+  workflow(instance, plan, args) {
+    const call = { instance, plan, args };
     const scope = RunScope.current();
-    if (scope?.step) return plainCall(call);
+    if (scope?.step) return plainCall(() => callWorkflowBody(call));
     if (scope) return scope.operations.child(scope, call);
     const entry = RuntimeRegistry.current();
-    if (!entry) return Promise.reject(new NoRuntimeError(plan.workflow!.name));
+    if (!entry) return Promise.reject(new NoRuntimeError(plan.name));
     return entry.callWorkflow(call);
   },
 });

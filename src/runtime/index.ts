@@ -17,7 +17,7 @@ export * from './WorkflowContext';
 export type { AllOptions } from './fanOut';
 export * from './Worker';
 export type { RunScope, StepFrame } from './execution/RunScope';
-export type { MethodCall } from './execution/MethodCall';
+export type { StepInfo } from '../model/StepInfo';
 export type { StreamWriter } from './streams/StreamWriter';
 export type {
   StreamEntry,

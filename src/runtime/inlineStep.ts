@@ -1,9 +1,11 @@
-import type { MethodPlan, StepKey } from '../decorators/MethodPlan';
-import type { MethodPolicies, StepMetadata } from '../decorators/metadata';
 import type { ResolvedRetryPolicy } from '../policies/RetryPolicy';
+import { compileStepPlan } from '../decorators/StepPlan';
 import { RunScope } from './execution/RunScope';
 
-/** What a step made from a function (not a decorated method) records and how it runs. */
+/**
+ * A step made from a function (not a decorated method) by an integration such as
+ * `waymark/ai`, whose policies are already resolved; users write `ctx.step(name, fn, options)`.
+ */
 export interface InlineStepSpec {
   /** The step's name in the history, checked on replay like a `@Step`'s. */
   readonly name: string;
@@ -16,10 +18,6 @@ export interface InlineStepSpec {
   readonly limiter?: string;
 }
 
-class InlineStep {}
-const receiver = new InlineStep();
-
-/** True in workflow code of a run (not inside a step's body), where a call can be a step. */
 /**
  * The execution (one claim of a run) the calling workflow code belongs to, as an opaque key,
  * or undefined outside a run: for integrations that keep state per execution, such as the
@@ -29,60 +27,34 @@ export function currentExecution(): object | undefined {
   return RunScope.current()?.run;
 }
 
+/** True in workflow code of a run (not inside a step's body), where a call can be a step. */
 export function inWorkflowCode(): boolean {
   const scope = RunScope.current();
   return scope !== undefined && scope.step === undefined;
 }
 
 /**
- * Runs `body` as a step of the current run: replayed from the store when its outcome is
- * recorded, else executed with the spec's retries and recorded with one write. Outside
- * workflow code (no run, or inside another step) `body` is simply called. For integrations
- * such as `waymark/ai`, whose calls are functions rather than decorated methods.
+ * Runs `body` as a step of the current run, on the same plan machinery as `@Step` and
+ * `ctx.step`: replayed from the store when its outcome is recorded, else executed with the
+ * spec's retries and recorded with one write. Outside workflow code (no run, or inside
+ * another step) `body` is simply called.
  */
 export function runInlineStep<T>(spec: InlineStepSpec, body: () => Promise<T>): Promise<T> {
   const scope = RunScope.current();
   if (!scope || scope.step) return body();
-  const plan = inlinePlan(spec, body);
-  return scope.operations.step(scope, {
-    instance: receiver,
-    declaringClass: InlineStep,
-    policies: plan.policies,
-    args: [],
-    plan,
-  }) as Promise<T>;
-}
-
-function inlinePlan(spec: InlineStepSpec, body: () => Promise<unknown>): MethodPlan {
-  const step: StepMetadata = {
-    name: spec.name,
-    timeoutMs: spec.timeoutMs,
-    atMostOnce: spec.atMostOnce ?? false,
-    onUnknown: 'throw',
-    transactional: false,
-    ...(spec.limiter === undefined ? {} : { limiter: spec.limiter }),
-  };
-  const policies: MethodPolicies = {
-    className: 'InlineStep',
-    methodName: spec.name,
-    original: body,
-    step,
-    retry: spec.retry,
-  };
-  return {
-    declaringClass: InlineStep,
-    policies,
-    target: `InlineStep.${spec.name}`,
-    workflow: undefined,
-    step,
-    retry: spec.retry,
-    writer: step.atMostOnce ? 'atMostOnce' : 'plain',
-    keyOf(runId: string, seq: number): StepKey {
-      return {
-        key: spec.key === undefined ? `${runId}:${seq}` : `${runId}:${spec.key}`,
-        global: false,
-        custom: spec.key !== undefined,
-      };
+  const plan = compileStepPlan(
+    spec.name,
+    'inline',
+    {
+      name: spec.name,
+      timeoutMs: spec.timeoutMs,
+      atMostOnce: spec.atMostOnce ?? false,
+      onUnknown: 'throw',
+      transactional: false,
+      ...(spec.limiter === undefined ? {} : { limiter: spec.limiter }),
     },
-  };
+    spec.retry,
+    spec.key === undefined ? undefined : { key: () => spec.key!, scope: 'run' },
+  );
+  return scope.operations.step(scope, { plan, args: [], body }) as Promise<T>;
 }

@@ -2,7 +2,7 @@ import { InvalidArgumentError } from '../errors/InvalidArgumentError';
 import type { ResolvedQueue } from '../policies/FlowLimits';
 import type { QueuePlace } from '../store/QueuedRuns';
 import type { FlowRegistry } from './execution/FlowRegistry';
-import type { MethodCall } from './execution/MethodCall';
+import type { WorkflowCall } from './execution/WorkflowCall';
 import type { StartCallOptions } from './StartCallOptions';
 
 const MAX_KEY_LENGTH = 255;
@@ -16,11 +16,11 @@ const MAX_PRIORITY = 1_000_000_000;
  * before anything is written.
  */
 export function queuePlace(
-  call: MethodCall,
+  call: WorkflowCall,
   options: StartCallOptions,
   flows: FlowRegistry,
 ): QueuePlace | undefined {
-  const workflow = call.plan.workflow!;
+  const workflow = call.plan;
   const named = typeof options.queue === 'string' ? options.queue : workflow.queue;
   const dedupe =
     options.dedupe === undefined ? undefined : checkedKey(options.dedupe, 'start(): dedupe');

@@ -1,11 +1,12 @@
 import type { AnyClass } from '../decorators/metadata';
-import { planFor, type MethodPlan } from '../decorators/MethodPlan';
+import { workflowPlanOf } from '../decorators/Plans';
+import type { WorkflowPlan } from '../decorators/WorkflowPlan';
 import { WorkflowNotRegisteredError } from '../errors/WorkflowNotRegisteredError';
 
 /** The plan of `Class.method`, which must be a `@Workflow`. */
-export function workflowPlan(Class: AnyClass, method: string): MethodPlan {
-  const plan = planFor(Class, method);
-  if (!plan?.workflow) {
+export function workflowPlan(Class: AnyClass, method: string): WorkflowPlan {
+  const plan = workflowPlanOf(Class, method);
+  if (!plan) {
     throw new WorkflowNotRegisteredError(
       `${Class.name}.${method}`,
       'the method is not decorated with @Workflow',

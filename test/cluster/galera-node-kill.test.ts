@@ -74,7 +74,10 @@ describe(`SIGKILL of Galera node ${KILLED_NODE} while 3 worker processes run ${R
     const { workers, killAt } = evidence!;
     const orphan = workers[WORKER_NODES.findIndex((order) => order[0] === KILLED_NODE)];
     expect(orphan.events('ready')[0].fields[1]).toBe('127.0.0.1:3312');
-    expect(await orphan.server()).toBe('127.0.0.1:3313');
+    // The next listed node (3313) is the first choice, but while the cluster recomputes its
+    // primary component that node can answer 1047 too, and the walk goes on to 3311: either
+    // is a live node, which is the promise.
+    expect(['127.0.0.1:3313', '127.0.0.1:3311']).toContain(await orphan.server());
     expect(orphan.events('step.completed').some((e) => e.at > killAt!)).toBe(true);
     reportFigures('Galera node kill', {
       runs: RUNS,

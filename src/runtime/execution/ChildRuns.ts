@@ -2,7 +2,7 @@ import type { Clock } from '../../ground/Clock';
 import { childRunId } from './childRunId';
 import type { RunStore } from '../../store/RunStore';
 import type { Settled } from './invokeAttempt';
-import type { MethodCall } from './MethodCall';
+import type { WorkflowCall } from './WorkflowCall';
 import type { RunOutcome } from './RunOutcome';
 import type { RunState } from './RunState';
 import type { StepReplay } from './StepReplay';
@@ -10,7 +10,7 @@ import { insertCheckpoint } from './writers/PlainWriter';
 
 /** Starts (or finds) a child run and waits until it ends; given by the runtime. */
 export type ChildStarter = (
-  call: MethodCall,
+  call: WorkflowCall,
   options: { runId: string | undefined; parentRunId: string },
 ) => Promise<RunOutcome>;
 
@@ -27,8 +27,8 @@ export class ChildRuns {
     private readonly startChild: ChildStarter,
   ) {}
 
-  async run(run: RunState, seq: number, call: MethodCall): Promise<unknown> {
-    const workflow = call.plan.workflow!;
+  async run(run: RunState, seq: number, call: WorkflowCall): Promise<unknown> {
+    const workflow = call.plan;
     run.assertRunnable();
     const recorded = run.history.get(seq);
     if (recorded) return this.replay.replay(run, seq, workflow.name, recorded);

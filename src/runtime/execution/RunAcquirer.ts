@@ -7,7 +7,7 @@ import { leaseLapsed, type ClaimToken, type Leases } from '../../store/Leases';
 import { newRunRowOf, type RunRow } from '../../store/rows';
 import type { RunStore } from '../../store/RunStore';
 import type { Acquisition, RunIdentity } from './Acquisition';
-import type { MethodCall } from './MethodCall';
+import type { WorkflowCall } from './WorkflowCall';
 import { attemptsBySeq, RunState } from './RunState';
 import { deadlineOf, type RunTiming } from './RunTiming';
 import { storedOutcome } from './storedOutcome';
@@ -50,7 +50,7 @@ export class RunAcquirer {
 
   /** Creates the run claimed by this runtime, or acquires the stored run with that id. */
   async create(
-    call: MethodCall,
+    call: WorkflowCall,
     runId: string,
     identity: RunIdentity,
     parentRunId: string | undefined,
@@ -75,7 +75,7 @@ export class RunAcquirer {
   }
 
   /** Acquires a stored run: its outcome, or a claim on it, or "held elsewhere". */
-  async fromRow(row: RunRow, call: MethodCall, options: AcquireOptions): Promise<Acquisition> {
+  async fromRow(row: RunRow, call: WorkflowCall, options: AcquireOptions): Promise<Acquisition> {
     const { clock, self, leases, leaseMs } = this.deps;
     const now = clock.now();
     switch (row.status) {
@@ -107,7 +107,7 @@ export class RunAcquirer {
   }
 
   /** A claim made already (a worker's, an operator's): load the history and execute. */
-  async load(claim: ClaimToken, call: MethodCall, begunBefore: boolean): Promise<Acquisition> {
+  async load(claim: ClaimToken, call: WorkflowCall, begunBefore: boolean): Promise<Acquisition> {
     const { steps, attempts } = await this.deps.store.loadHistory(claim.runId);
     const history = new Map(steps.map((step) => [step.seq, step]));
     return this.claimed(claim, call, history, attempts, begunBefore);
@@ -115,7 +115,7 @@ export class RunAcquirer {
 
   private claimed(
     claim: ClaimToken,
-    call: MethodCall,
+    call: WorkflowCall,
     history: RunState['history'],
     attempts: Parameters<typeof attemptsBySeq>[0],
     begunBefore: boolean,
@@ -135,7 +135,7 @@ export interface Holding {
 /** A new run row for `call`: claimed by `holding`, or `pending` for a worker without it. */
 export function newRunRow(
   runId: string,
-  call: MethodCall,
+  call: WorkflowCall,
   identity: RunIdentity,
   parentRunId: string | null,
   now: number,
@@ -148,7 +148,7 @@ export function newRunRow(
   return newRunRowOf({
     id: runId,
     workflow: identity.workflow,
-    version: call.plan.workflow?.version ?? null,
+    version: call.plan.version ?? null,
     status: holding ? 'running' : wakeAt !== undefined ? 'waiting' : 'pending',
     args: identity.args,
     owner: holding?.holder.owner ?? null,
@@ -158,7 +158,7 @@ export function newRunRow(
     leaseHost: holding?.holder.host ?? null,
     leaseProcess: holding?.holder.process ?? null,
     claimToken: holding?.token ?? null,
-    deadlineAt: deadlineOf(timing.deadlineAt, call.plan.workflow?.timeoutMs, startsAt),
+    deadlineAt: deadlineOf(timing.deadlineAt, call.plan.timeoutMs, startsAt),
     startBy: timing.startBy ?? null,
     createdAt: now,
   });

@@ -13,6 +13,7 @@ import type { Settled } from './invokeAttempt';
 import { isProcessAbort } from './processAbort';
 import type { RunOutcome } from './RunOutcome';
 import { RunScope, type RunOperations } from './RunScope';
+import { callWorkflowBody } from './WorkflowCall';
 import type { RunState } from './RunState';
 import { storedOutcome } from './storedOutcome';
 
@@ -46,7 +47,7 @@ export class RunExecution {
 
     const { call } = run;
     const body = RunScope.forRun(operations, run)
-      .enter(() => call.policies.original.apply(call.instance, call.args))
+      .enter(() => callWorkflowBody(call))
       .then(async (value) => {
         await run.flush();
         return value;

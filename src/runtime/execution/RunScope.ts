@@ -1,7 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { EntityManager } from 'typeorm';
 import type { Clock } from '../../ground/Clock';
-import type { MethodCall } from './MethodCall';
+import type { StepCall } from './StepCall';
+import type { WorkflowCall } from './WorkflowCall';
 import type { RunState } from './RunState';
 import type { StreamWriter } from '../streams/StreamWriter';
 
@@ -22,8 +23,8 @@ export interface StepFrame {
  */
 export interface RunOperations {
   readonly clock: Clock;
-  step(scope: RunScope, call: MethodCall): Promise<unknown>;
-  child(scope: RunScope, call: MethodCall): Promise<unknown>;
+  step(scope: RunScope, call: StepCall): Promise<unknown>;
+  child(scope: RunScope, call: WorkflowCall): Promise<unknown>;
   waitForSignal(scope: RunScope, name: string, timeoutMs: number | undefined): Promise<unknown>;
   sleep(scope: RunScope, ms: number): Promise<void>;
   record<T>(scope: RunScope, name: string, produce: () => T): T;

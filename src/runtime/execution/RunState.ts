@@ -1,6 +1,6 @@
 import type { AttemptRow, StepRow } from '../../store/rows';
 import type { ClaimToken } from '../../store/Leases';
-import type { MethodCall } from './MethodCall';
+import type { WorkflowCall } from './WorkflowCall';
 
 /**
  * How this process stopped executing a run before its workflow returned:
@@ -42,7 +42,7 @@ export class RunState {
 
   constructor(
     readonly claim: ClaimToken,
-    readonly call: MethodCall,
+    readonly call: WorkflowCall,
     readonly history: ReadonlyMap<number, StepRow>,
     readonly attempts: ReadonlyMap<number, readonly AttemptRow[]> = new Map(),
   ) {}
@@ -57,7 +57,7 @@ export class RunState {
   }
 
   get workflow(): string {
-    return this.call.plan.workflow!.name;
+    return this.call.plan.name;
   }
 
   /** The sequence number the next call will take, without taking it. */

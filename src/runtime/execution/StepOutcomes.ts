@@ -1,6 +1,6 @@
 import type { Codec } from '../../codec/Codec';
 import { encodeError } from '../../codec/errorSnapshot';
-import type { StepMetadata } from '../../decorators/metadata';
+import type { StepPlan } from '../../decorators/StepPlan';
 import { reasonText } from '../../errors/reasonText';
 import { UnknownOutcomeError } from '../../errors/UnknownOutcomeError';
 import type { Clock } from '../../ground/Clock';
@@ -52,7 +52,7 @@ export class StepOutcomes {
   async unknownOutcome(
     run: RunState,
     seq: number,
-    step: StepMetadata,
+    step: Pick<StepPlan, 'name' | 'onUnknown'>,
     recorded: StepRow,
   ): Promise<never> {
     this.replay.checkName(run, seq, step.name, recorded);

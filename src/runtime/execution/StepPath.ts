@@ -1,23 +1,24 @@
-import type { WriterKind } from '../../decorators/MethodPlan';
+import type { WriterKind } from '../../decorators/StepPlan';
 import type { Clock } from '../../ground/Clock';
 import type { Lifecycle } from '../../ground/Lifecycle';
 import type { RuntimeEvents } from './RuntimeEvents';
 import type { HandOver } from './HandOver';
 import type { Settled } from './invokeAttempt';
-import type { MethodCall } from './MethodCall';
+import type { StepInfo } from '../../model/StepInfo';
 import type { RunScope, StepFrame } from './RunScope';
 import type { RunState } from './RunState';
 import type { StepAttempts } from './StepAttempts';
 import type { StepHookPoint, StepHooks } from '../../model/StepHooks';
+import type { StepCall } from './StepCall';
 import type { StepOutcomes } from './StepOutcomes';
 import type { StepReplay } from './StepReplay';
 import type { CheckpointWriter, StepWrite } from './writers/CheckpointWriter';
 import { CommittedWithBody } from './writers/TransactionalWriter';
 import { withKey } from './writers/withKey';
 
-/** Executes one attempt of a step body in its scope (the public `StepInterceptor`). */
+/** Wraps each attempt of a step body (the public `StepInterceptor`). */
 export interface BodyInvoker {
-  runBody(scope: RunScope, call: MethodCall): Promise<unknown>;
+  intercept(step: StepInfo, next: () => Promise<unknown>): Promise<unknown>;
 }
 
 /** What the step path is made of. */
@@ -42,10 +43,10 @@ export interface StepPathParts {
 export class StepPath {
   constructor(private readonly parts: StepPathParts) {}
 
-  async call(scope: RunScope, seq: number, call: MethodCall): Promise<unknown> {
+  async call(scope: RunScope, seq: number, call: StepCall): Promise<unknown> {
     const { run } = scope;
     const { replay, outcomes, hooks, events } = this.parts;
-    const step = call.plan.step!;
+    const step = call.plan;
     run.assertRunnable();
     if (this.parts.lifecycle.isClosing) await this.parts.handOver.atBoundary(run);
     const recorded = run.history.get(seq);
@@ -56,20 +57,21 @@ export class StepPath {
       runId: run.runId,
       seq,
       step: step.name,
-      target: call.plan.target,
+      target: step.target,
     };
     hooks.beforeStep?.(point);
     if (run.needsFlush()) await run.flush();
     const write = this.stepWrite(run, seq, call);
-    const writer = this.parts.writers[call.plan.writer];
-    const taken = writer.begin ? await writer.begin(write) : undefined;
+    const writer = this.parts.writers[step.writer];
+    const beginning = writer.begin(write);
+    const taken = beginning === undefined ? undefined : await beginning;
     if (taken !== undefined) return outcomes.deduplicated(write, taken);
     events.emit('step.started', { runId: run.runId, seq, step: step.name });
     // One async frame for the whole step: the attempts, then the one checkpoint write.
     const outcome = await this.parts.attempts.run({
       run,
       point,
-      policy: call.plan.retry,
+      policy: step.retry,
       timeoutMs: step.timeoutMs,
       storedKey: write.storedKey,
       limiter: step.limiter,
@@ -99,13 +101,13 @@ export class StepPath {
   }
 
   /** What the writer needs to know of this step; its key is computed here, once. */
-  private stepWrite(run: RunState, seq: number, call: MethodCall): StepWrite {
+  private stepWrite(run: RunState, seq: number, call: StepCall): StepWrite {
     const startedAt = this.parts.clock.now();
     const { key, custom } = call.plan.keyOf(run.runId, seq, call.args);
     return {
       run,
       seq,
-      name: call.plan.step!.name,
+      name: call.plan.name,
       key,
       storedKey: custom ? key : null,
       startedAt,
@@ -113,28 +115,42 @@ export class StepPath {
     };
   }
 
-  /** One attempt of the body, in the step's scope (and transaction, for transactional steps). */
+  /**
+   * One attempt of the body, through the interceptor, in the step's scope (and, for a
+   * transactional step, in the transaction its writer opens).
+   */
   private body(
     scope: RunScope,
-    call: MethodCall,
+    call: StepCall,
     writer: CheckpointWriter,
     write: StepWrite,
     attempt: number,
     signal: AbortSignal,
   ): Promise<unknown> {
-    const frame: StepFrame = {
+    const info: StepInfo = {
+      runId: write.run.runId,
+      step: write.name,
       seq: write.seq,
-      name: write.name,
-      idempotencyKey: write.key,
       attempt,
-      signal,
+      kind: call.plan.origin,
     };
-    const { invoker } = this.parts;
-    if (!writer.attempt) return invoker.runBody(scope.inStep(frame), call);
-    return writer.attempt(write, attempt, async (entityManager) => {
-      const value = await invoker.runBody(scope.inStep({ ...frame, entityManager }), call);
-      if (signal.aborted) throw signal.reason;
-      return value;
+    return writer.attempt(write, attempt, (entityManager) => {
+      const frame: StepFrame = {
+        seq: write.seq,
+        name: write.name,
+        idempotencyKey: write.key,
+        attempt,
+        signal,
+        entityManager,
+      };
+      const inStep = scope.inStep(frame);
+      const run = this.parts.invoker.intercept(info, () => inStep.enter(call.body));
+      // A transactional step's late result must not commit after its timeout.
+      if (entityManager === undefined) return run;
+      return run.then((value) => {
+        if (signal.aborted) throw signal.reason;
+        return value;
+      });
     });
   }
 

@@ -2,7 +2,8 @@ import type { Clock } from '../../ground/Clock';
 import type { ChildRuns } from './ChildRuns';
 import type { DurableWaits } from './DurableWaits';
 import type { HandOver } from './HandOver';
-import type { MethodCall } from './MethodCall';
+import type { StepCall } from './StepCall';
+import type { WorkflowCall } from './WorkflowCall';
 import type { RecordedValues } from './RecordedValues';
 import { RunScope, type RunOperations } from './RunScope';
 import type { StepPath } from './StepPath';
@@ -25,11 +26,11 @@ export class WorkflowOperations implements RunOperations {
     readonly streams: Streams,
   ) {}
 
-  step(scope: RunScope, call: MethodCall): Promise<unknown> {
+  step(scope: RunScope, call: StepCall): Promise<unknown> {
     return this.steps.call(scope, scope.run.nextSeq(), call);
   }
 
-  child(scope: RunScope, call: MethodCall): Promise<unknown> {
+  child(scope: RunScope, call: WorkflowCall): Promise<unknown> {
     return this.children.run(scope.run, scope.run.nextSeq(), call);
   }
 

@@ -1,6 +1,6 @@
 import type { StepRow } from '../../../store/rows';
 import type { RunStore } from '../../../store/RunStore';
-import type { CheckpointWriter, StepWrite } from './CheckpointWriter';
+import { attemptAsItIs, type CheckpointWriter, type StepWrite } from './CheckpointWriter';
 
 /**
  * `@Step({ atMostOnce: true })`: an intent marker is stored before the body runs, and the
@@ -24,6 +24,8 @@ export class AtMostOnceWriter implements CheckpointWriter {
     await this.store.insertStep(intent, step.run.epoch);
     return undefined;
   }
+
+  readonly attempt = attemptAsItIs;
 
   async write(step: StepWrite, row: StepRow): Promise<StepRow> {
     await this.store.completeIntent(row, step.run.epoch);

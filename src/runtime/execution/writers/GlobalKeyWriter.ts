@@ -3,7 +3,7 @@ import { KeyStore } from '../../../store/KeyStore';
 import type { StepRow } from '../../../store/rows';
 import type { RunStore } from '../../../store/RunStore';
 import type { GlobalKeyClaims } from '../GlobalKeyClaims';
-import type { CheckpointWriter, StepWrite } from './CheckpointWriter';
+import { attemptAsItIs, type CheckpointWriter, type StepWrite } from './CheckpointWriter';
 import { insertCheckpoint } from './PlainWriter';
 
 /**
@@ -22,6 +22,8 @@ export class GlobalKeyWriter implements CheckpointWriter {
     const claim = await this.claims.claim(step.key, step.run.runId, step.seq);
     return claim.owned ? undefined : claim.output;
   }
+
+  readonly attempt = attemptAsItIs;
 
   write(step: StepWrite, row: StepRow): Promise<StepRow> {
     return this.store.transaction(

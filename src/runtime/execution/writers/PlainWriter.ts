@@ -1,6 +1,6 @@
 import type { StepRow } from '../../../store/rows';
 import type { RunStore } from '../../../store/RunStore';
-import type { CheckpointWriter, StepWrite } from './CheckpointWriter';
+import { attemptAsItIs, type CheckpointWriter, type StepWrite } from './CheckpointWriter';
 
 /** Inserts the checkpoint of `run`, through a store that may be bound to a transaction. */
 export function insertCheckpoint(
@@ -19,6 +19,12 @@ export function insertCheckpoint(
 /** The usual step: its outcome is one fenced insert, nothing before the body. */
 export class PlainWriter implements CheckpointWriter {
   constructor(private readonly store: RunStore) {}
+
+  begin(): undefined {
+    return undefined;
+  }
+
+  readonly attempt = attemptAsItIs;
 
   write(step: StepWrite, row: StepRow): Promise<StepRow> {
     return insertCheckpoint(this.store, step.run, row);

@@ -1,6 +1,6 @@
 import { ConfigurationError } from '../../../errors/ConfigurationError';
 import type { StepRow } from '../../../store/rows';
-import type { CheckpointWriter, StepWrite } from './CheckpointWriter';
+import { attemptAsItIs, type CheckpointWriter, type StepWrite } from './CheckpointWriter';
 
 /**
  * Transactional steps where waymark stores runs in a database it opened itself: their writes
@@ -15,6 +15,8 @@ export class RefusedTransactionalWriter implements CheckpointWriter {
       ),
     );
   }
+
+  readonly attempt = attemptAsItIs;
 
   write(_step: StepWrite, row: StepRow): Promise<StepRow> {
     return Promise.resolve(row);

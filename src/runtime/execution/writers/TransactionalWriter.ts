@@ -6,7 +6,7 @@ import type { StepRow } from '../../../store/rows';
 import type { RunStore } from '../../../store/RunStore';
 import { OwnStatementFailure } from '../../../store/StoreConnection';
 import type { StepReplay } from '../StepReplay';
-import type { CheckpointWriter, StepWrite } from './CheckpointWriter';
+import type { AttemptBody, CheckpointWriter, StepWrite } from './CheckpointWriter';
 import { insertCheckpoint } from './PlainWriter';
 import { withKey } from './withKey';
 
@@ -37,6 +37,10 @@ export class TransactionalWriter implements CheckpointWriter {
     private readonly afterEffect: (step: StepWrite) => void,
   ) {}
 
+  begin(): undefined {
+    return undefined;
+  }
+
   write(step: StepWrite, row: StepRow): Promise<StepRow> {
     return insertCheckpoint(this.store, step.run, row);
   }
@@ -48,7 +52,7 @@ export class TransactionalWriter implements CheckpointWriter {
   readonly attempt = async (
     step: StepWrite,
     attempt: number,
-    body: (manager: EntityManager) => Promise<unknown>,
+    body: AttemptBody,
   ): Promise<CommittedWithBody> => {
     try {
       return await this.store.transaction(
@@ -70,7 +74,7 @@ export class TransactionalWriter implements CheckpointWriter {
     manager: EntityManager,
     step: StepWrite,
     attempt: number,
-    body: (manager: EntityManager) => Promise<unknown>,
+    body: AttemptBody,
   ): Promise<CommittedWithBody> {
     const value = await body(manager);
     const built = this.replay.build(

@@ -1,14 +1,6 @@
 import { ConfigurationError } from '../errors/ConfigurationError';
 import type { ResolvedRetryPolicy } from '../policies/RetryPolicy';
-import {
-  qualifiedName,
-  readMethodPolicies,
-  type AnyClass,
-  type MethodPolicies,
-  type StepMetadata,
-  type WorkflowMetadata,
-} from './metadata';
-import { validateClassPolicies } from './validateClassPolicies';
+import type { IdempotentMetadata, StepMetadata } from './metadata';
 
 /** Which checkpoint write a step's outcome takes (exactly one per step). */
 export type WriterKind = 'plain' | 'transactional' | 'atMostOnce' | 'globalKey';
@@ -22,17 +14,21 @@ export interface StepKey {
 }
 
 /**
- * Everything the runtime needs to call one decorated method, resolved once from its
- * metadata (after its class's decorators were validated together) and reused on every call.
+ * Everything the step path needs to run one kind of step — a `@Step` method, or an inline
+ * step (`ctx.step`) — compiled once from its options: no field is optional, nothing is read
+ * from metadata again on a call.
  */
-export interface MethodPlan {
-  readonly declaringClass: AnyClass;
-  /** What the decorators recorded, as `MethodCall.policies` exposes it. */
-  readonly policies: MethodPolicies;
-  /** `Class.method`, the address of crash hooks, matchers and messages. */
+export interface StepPlan {
+  readonly kind: 'step';
+  /** The name recorded in the history and checked on replay. */
+  readonly name: string;
+  /** `Class.method` for a method, the step's name for an inline step: what hooks address. */
   readonly target: string;
-  readonly workflow: WorkflowMetadata | undefined;
-  readonly step: StepMetadata | undefined;
+  readonly origin: 'method' | 'inline';
+  readonly timeoutMs: number | undefined;
+  /** The named limiter (`runtime.limiter`) every attempt passes through. */
+  readonly limiter: string | undefined;
+  readonly onUnknown: 'throw' | 'intervene';
   readonly retry: ResolvedRetryPolicy | undefined;
   readonly writer: WriterKind;
   /** The key of the call at `seq` of `runId` with `args`. */
@@ -40,41 +36,34 @@ export interface MethodPlan {
 }
 
 const MAX_GLOBAL_KEY_LENGTH = 255;
-const plans = new WeakMap<AnyClass, Map<string, MethodPlan>>();
 
-/** The plan of `Class.method` (declared on `Class` or a superclass), compiled on first use. */
-export function planFor(Class: AnyClass, methodName: string): MethodPlan | undefined {
-  let byMethod = plans.get(Class);
-  if (!byMethod) plans.set(Class, (byMethod = new Map()));
-  const cached = byMethod.get(methodName);
-  if (cached) return cached;
-  const policies = readMethodPolicies(Class, methodName);
-  if (!policies) return undefined;
-  const plan = compile(Class, policies);
-  byMethod.set(methodName, plan);
-  return plan;
-}
-
-function compile(Class: AnyClass, policies: MethodPolicies): MethodPlan {
-  validateClassPolicies(Class);
-  const { step, idempotent } = policies;
-  const writer: WriterKind = step?.transactional
+/** A step's plan from what its options say (validated already). */
+export function compileStepPlan(
+  target: string,
+  origin: StepPlan['origin'],
+  step: StepMetadata,
+  retry: ResolvedRetryPolicy | undefined,
+  idempotent: IdempotentMetadata | undefined,
+): StepPlan {
+  const writer: WriterKind = step.transactional
     ? 'transactional'
-    : step?.atMostOnce
+    : step.atMostOnce
       ? 'atMostOnce'
       : idempotent?.scope === 'global'
         ? 'globalKey'
         : 'plain';
-  const where = `@Idempotent on ${qualifiedName(policies)}`;
+  const where = origin === 'method' ? `@Idempotent on ${target}` : `ctx.step("${target}"): key`;
   const keyFn = idempotent?.key;
   const global = idempotent?.scope === 'global';
   return Object.freeze({
-    declaringClass: Class,
-    policies,
-    target: qualifiedName(policies),
-    workflow: policies.workflow,
-    step,
-    retry: policies.retry,
+    kind: 'step',
+    name: step.name,
+    target,
+    origin,
+    timeoutMs: step.timeoutMs,
+    limiter: step.limiter,
+    onUnknown: step.onUnknown,
+    retry,
     writer,
     keyOf(runId: string, seq: number, args: readonly unknown[]): StepKey {
       if (!keyFn) return { key: `${runId}:${seq}`, global: false, custom: false };
