@@ -10,8 +10,8 @@ import {
   Idempotent,
   validateClassPolicies,
 } from 'waymark';
-import { readMethodPolicies, recordPolicy } from '../../src/decorators/metadata';
-import { applyArgs } from '../../src/model/ArgsFunction';
+import { readMethodPolicies, recordPolicy } from '../../../src/decorators/metadata';
+import { applyArgs } from '../../../src/model/ArgsFunction';
 
 describe('@Workflow and @Step record validated, frozen metadata', () => {
   it('records names, defaults and the original body', () => {
