@@ -1,4 +1,5 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import type { Server } from 'node:http';
 import { resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { INestApplication } from '@nestjs/common';
@@ -70,11 +71,13 @@ class AppProcess {
 }
 
 /** The second app instance, in this process, so the test can ask Nest for its providers. */
-async function startApp(database: string): Promise<INestApplication> {
+async function startApp(database: string): Promise<INestApplication<Server>> {
   const testing = await Test.createTestingModule({
     imports: [AppModule.forRoot({ database })],
   }).compile();
-  const app = testing.createNestApplication({ logger: ['error', 'warn'] });
+  const app = testing.createNestApplication<INestApplication<Server>>({
+    logger: ['error', 'warn'],
+  });
   await app.init();
   return app;
 }
@@ -100,7 +103,7 @@ const steps = (run: PurchaseView): string[] => run.steps.map((s) => `${s.name} $
 describe.each<Backend>(['sqlite-file', 'mariadb'])('the Nest procurement app on %s', (backend) => {
   let db: TestDatabase;
   let first: AppProcess | undefined;
-  let second: INestApplication | undefined;
+  let second: INestApplication<Server> | undefined;
 
   beforeAll(async () => {
     db = await createTestDatabase(backend);

@@ -54,7 +54,10 @@ export function durableModelProvider(
           };
         },
         async *getStreamedResponse(request: ModelRequest): AsyncIterable<StreamEvent> {
-          if (!inWorkflowCode()) return yield* inner.getStreamedResponse(request);
+          if (!inWorkflowCode()) {
+            yield* inner.getStreamedResponse(request);
+            return;
+          }
           const events = await runInlineStep(spec, async () => {
             const all: StreamEvent[] = [];
             for await (const event of inner.getStreamedResponse(request)) all.push(event);

@@ -1,4 +1,10 @@
-import type { FunctionTool, RunContext, Tool } from '@openai/agents';
+import type {
+  FunctionTool,
+  RunContext,
+  Tool,
+  ToolExecuteArgument,
+  ToolInputParameters,
+} from '@openai/agents';
 import { InvalidArgumentError } from '../errors/InvalidArgumentError';
 import { parseDuration, type Duration } from '../ground/Duration';
 import { inWorkflowCode, runInlineStep } from '../runtime/inlineStep';
@@ -38,10 +44,10 @@ export interface DurableAgentToolOptions {
  * const tools = durableAgentTools([lookupOrder, refund], { refund: { needsApproval: true } });
  * ```
  */
-export function durableAgentTools<T extends Tool<any>[]>(
-  tools: T,
+export function durableAgentTools<C = unknown>(
+  tools: Tool<C>[],
   options: Record<string, DurableAgentToolOptions> = {},
-): T {
+): Tool<C>[] {
   const names = tools.map((tool) => (tool.type === 'function' ? tool.name : undefined));
   for (const name of Object.keys(options)) {
     if (!names.includes(name)) {
@@ -53,13 +59,13 @@ export function durableAgentTools<T extends Tool<any>[]>(
   }
   return tools.map((tool) =>
     tool.type === 'function' ? durableFunctionTool(tool, options[tool.name] ?? {}) : tool,
-  ) as T;
+  );
 }
 
-function durableFunctionTool(
-  tool: FunctionTool<any, any, any>,
+function durableFunctionTool<C, P extends ToolInputParameters, R>(
+  tool: FunctionTool<C, P, R>,
   options: DurableAgentToolOptions,
-): FunctionTool<any, any, any> {
+): FunctionTool<C, P, R> {
   const invoke = tool.invoke.bind(tool);
   const limiter = limiterOption(options.limiter, `durableAgentTools(): ${tool.name}.limiter`);
   const ownRule = tool.needsApproval.bind(tool);
@@ -68,8 +74,8 @@ function durableFunctionTool(
       ? undefined
       : parseDuration(options.approvalTimeout, `durableAgentTools(): ${tool.name}.approvalTimeout`);
   const needsApproval = async (
-    runContext: RunContext<any>,
-    input: unknown,
+    runContext: RunContext,
+    input: ToolExecuteArgument<P>,
     callId: string,
   ): Promise<boolean> => {
     const rule = options.needsApproval;
@@ -86,7 +92,8 @@ function durableFunctionTool(
     invoke: async (runContext, input, details) => {
       const callId = details?.toolCall?.callId;
       if (!inWorkflowCode() || callId === undefined) return invoke(runContext, input, details);
-      const args = parsedArguments(input);
+      // What the SDK passes to `needsApproval`: the model's arguments, parsed.
+      const args = parsedArguments(input) as ToolExecuteArgument<P>;
       const step = () =>
         runInlineStep({ name: `tool:${tool.name}`, key: `tool:${callId}`, limiter }, () =>
           invoke(runContext, input, details),

@@ -18,9 +18,13 @@ interface Rendered {
   readonly width: number;
 }
 
+// `Array.isArray` narrows a readonly array to `any[]`; this keeps the element type.
+function isPieces(cell: Cell): cell is ReadonlyArray<string | Painted> {
+  return Array.isArray(cell);
+}
+
 function render(cell: Cell): Rendered {
-  const pieces =
-    typeof cell === 'string' || !Array.isArray(cell) ? [cell as string | Painted] : cell;
+  const pieces = isPieces(cell) ? cell : [cell];
   let text = '';
   let width = 0;
   for (const piece of pieces) {

@@ -129,7 +129,7 @@ function parse(text: string, path: string): unknown {
 
 // A null-prototype copy, so a key named `__proto__` stays an ordinary key.
 function sortKeys(object: Record<string, unknown>): Record<string, unknown> {
-  const sorted: Record<string, unknown> = Object.create(null);
+  const sorted = Object.create(null) as Record<string, unknown>;
   for (const key of Object.keys(object).sort()) sorted[key] = object[key];
   return sorted;
 }

@@ -1,7 +1,7 @@
 import { ConfigurationError } from '../errors/ConfigurationError';
 
-/** A class whose instances are errors. */
-export type ErrorClass = new (...args: any[]) => Error;
+/** A class whose instances are errors. Its constructor is never called, so any parameters fit. */
+export type ErrorClass = abstract new (...args: never[]) => Error;
 
 const registered = new Map<string, ErrorClass>();
 

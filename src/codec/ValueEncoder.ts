@@ -201,7 +201,7 @@ export class ValueEncoder {
     if (Object.hasOwn(error, 'cause')) node.cause = this.encodeField(error, 'cause');
     if (aggregate) node.errors = this.encodeField(error, 'errors');
     if (keys.length > 0) {
-      const props: Record<string, unknown> = Object.create(null);
+      const props = Object.create(null) as Record<string, unknown>;
       for (const key of keys) props[key] = this.encodeField(error, key);
       node.props = props;
     }

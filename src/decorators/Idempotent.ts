@@ -3,7 +3,7 @@ import { recordPolicy, type IdempotentMetadata } from './metadata';
 import { validateOptions } from './validation/validateOptions';
 
 /** Options of {@link Idempotent}. */
-export interface IdempotentOptions<A extends unknown[] = any[]> {
+export interface IdempotentOptions<A extends unknown[] = never[]> {
   /** Derives the key from the step's arguments; typed against the method's parameters. */
   key?: (...args: A) => string;
   /**
@@ -27,9 +27,9 @@ export interface IdempotentOptions<A extends unknown[] = any[]> {
  * }
  * ```
  */
-export function Idempotent<A extends any[]>(options?: IdempotentOptions<A>) {
+export function Idempotent<A extends unknown[] = never[]>(options?: IdempotentOptions<A>) {
   // The key function may read a prefix of the arguments; the method may take more.
-  return function <M extends (...args: [...A, ...any[]]) => Promise<unknown>>(
+  return function <M extends (...args: [...A, ...never[]]) => Promise<unknown>>(
     target: object,
     propertyKey: string | symbol,
     descriptor: TypedPropertyDescriptor<M>,

@@ -16,7 +16,7 @@ import { validateOptions } from './validation/validateOptions';
  * ```
  */
 export function Retry(options: RetryOptions = {}) {
-  return function <M extends (...args: any[]) => Promise<unknown>>(
+  return function <M extends (...args: never[]) => Promise<unknown>>(
     target: object,
     propertyKey: string | symbol,
     descriptor: TypedPropertyDescriptor<M>,

@@ -39,7 +39,7 @@ export interface StepOptions {
  * ```
  */
 export function Step(options?: StepOptions) {
-  return function <M extends (...args: any[]) => Promise<unknown>>(
+  return function <M extends (...args: never[]) => Promise<unknown>>(
     target: object,
     propertyKey: string | symbol,
     descriptor: TypedPropertyDescriptor<M> & StorableResult<M>,

@@ -1,4 +1,5 @@
 import { ConfigurationError } from '../errors/ConfigurationError';
+import { applyArgs } from '../model/ArgsFunction';
 import type { ResolvedRetryPolicy } from '../policies/RetryPolicy';
 import type { IdempotentMetadata, StepMetadata } from './metadata';
 
@@ -67,7 +68,7 @@ export function compileStepPlan(
     writer,
     keyOf(runId: string, seq: number, args: readonly unknown[]): StepKey {
       if (!keyFn) return { key: `${runId}:${seq}`, global: false, custom: false };
-      const key = checkedKey(keyFn(...args), global, where);
+      const key = checkedKey(applyArgs(keyFn, args), global, where);
       return { key: global ? key : `${runId}:${key}`, global, custom: true };
     },
   });

@@ -8,7 +8,7 @@ import { validateOptions } from './validation/validateOptions';
 import { registerWorkflowName } from './WorkflowRegistry';
 
 /** Options of {@link Workflow}. */
-export interface WorkflowOptions<A extends unknown[] = any[]> {
+export interface WorkflowOptions<A extends unknown[] = never[]> {
   /** Stable name stored with each run; default `Class.method`. Keep it when renaming code. */
   name?: string;
   /** Version stored on each run, for rollouts (see `patched()`). */
@@ -42,9 +42,9 @@ export interface WorkflowOptions<A extends unknown[] = any[]> {
  * }
  * ```
  */
-export function Workflow<A extends any[]>(options?: WorkflowOptions<A>) {
+export function Workflow<A extends unknown[] = never[]>(options?: WorkflowOptions<A>) {
   // `id` may read a prefix of the arguments; the method may take more.
-  return function <M extends (...args: [...A, ...any[]]) => Promise<unknown>>(
+  return function <M extends (...args: [...A, ...never[]]) => Promise<unknown>>(
     target: object,
     propertyKey: string | symbol,
     descriptor: TypedPropertyDescriptor<M> & StorableResult<M>,

@@ -1,3 +1,4 @@
+import type { ArgsFunction } from '../model/ArgsFunction';
 import type { AnyClass } from './metadata';
 
 /** Everything the runtime needs to start, resume or join a run of one `@Workflow` method. */
@@ -7,7 +8,7 @@ export interface WorkflowPlan {
   readonly name: string;
   readonly version: string | undefined;
   /** Derives the run id from the arguments; undefined for a new UUID per run. */
-  readonly id: ((...args: any[]) => string) | undefined;
+  readonly id: ArgsFunction<string> | undefined;
   /** The named queue its runs wait in (`runtime.queue`); undefined for the default queue. */
   readonly queue: string | undefined;
   /** Durable time limit of each run, from its start. */

@@ -1,4 +1,6 @@
 import 'reflect-metadata';
+import type { ArgsFunction } from '../model/ArgsFunction';
+import type { Constructor } from '../model/Constructor';
 import type { ResolvedRetryPolicy } from '../policies/RetryPolicy';
 
 /**
@@ -8,13 +10,13 @@ import type { ResolvedRetryPolicy } from '../policies/RetryPolicy';
 export const METHOD_POLICIES = Symbol.for('waymark:method-policies');
 
 /** A class whose methods carry waymark decorators. */
-export type AnyClass = new (...args: any[]) => object;
+export type AnyClass = Constructor;
 
 /** What `@Workflow` recorded for a method. */
 export interface WorkflowMetadata {
   readonly name: string;
   readonly version: string | undefined;
-  readonly id: ((...args: any[]) => string) | undefined;
+  readonly id: ArgsFunction<string> | undefined;
   /** The named queue its runs wait in (`runtime.queue`). */
   readonly queue?: string;
   /** Durable time limit of each run, from its start; past it the run is cancelled. */
@@ -36,7 +38,7 @@ export interface StepMetadata {
 
 /** What `@Idempotent` recorded for a method. */
 export interface IdempotentMetadata {
-  readonly key: ((...args: any[]) => string) | undefined;
+  readonly key: ArgsFunction<string> | undefined;
   readonly scope: 'run' | 'global';
 }
 

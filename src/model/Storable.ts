@@ -15,7 +15,7 @@ export type IsStorable<T, D extends number = 8> = [D] extends [never]
       ? true
       : [T] extends [Leaf]
         ? true
-        : T extends (...args: any[]) => unknown
+        : T extends (...args: never[]) => unknown
           ? false
           : T extends symbol
             ? false
@@ -39,7 +39,7 @@ type AllTrue<B> = [B] extends [true] ? true : false;
  * Constrains a decorated method: it must return `Promise<T>` with `T` storable. A method
  * returning a function (or a class instance with methods) fails to compile, naming why.
  */
-export type StorableResult<M> = M extends (...args: any[]) => Promise<infer R>
+export type StorableResult<M> = M extends (...args: never[]) => Promise<infer R>
   ? AllTrue<IsStorable<R>> extends true
     ? unknown
     : {

@@ -53,7 +53,7 @@ export interface WaymarkModuleAsyncOptions {
   /** Modules that export the providers `inject` names. */
   imports?: ModuleMetadata['imports'];
   /** Builds the options; may be async. */
-  useFactory: (...args: any[]) => WaymarkModuleOptions | Promise<WaymarkModuleOptions>;
+  useFactory: FactoryProvider<WaymarkModuleOptions>['useFactory'];
   /** The providers passed to `useFactory`, in order. */
   inject?: FactoryProvider['inject'];
   /** As {@link WaymarkModuleOptions.exceptionFilter}; here, since providers are fixed first. */

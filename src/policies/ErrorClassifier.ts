@@ -9,10 +9,14 @@ import { isStepTimeoutError } from '../errors/StepTimeoutError';
  *
  * @example
  * ```ts
- * const matchers: ErrorMatcher[] = [RateLimitError, (e) => (e as any)?.code === 'ENOTFOUND'];
+ * const notFound = (e: unknown) => (e as NodeJS.ErrnoException).code === 'ENOTFOUND';
+ * const matchers: ErrorMatcher[] = [RateLimitError, notFound];
  * ```
  */
-export type ErrorMatcher = (new (...args: any[]) => Error) | ((error: unknown) => boolean);
+export type ErrorMatcher = ErrorClassMatcher | ((error: unknown) => boolean);
+
+/** An error class, matched with `instanceof` (never constructed, so any parameters fit). */
+type ErrorClassMatcher = abstract new (...args: never[]) => Error;
 
 /** The `retryOn` and `abortOn` lists of `@Retry`. */
 export interface ClassificationRules {
@@ -110,7 +114,7 @@ export function isTransientError(error: unknown): boolean {
 }
 
 /** True when `matcher` is an error class rather than a predicate. */
-function isErrorClass(matcher: ErrorMatcher): matcher is new (...args: any[]) => Error {
+function isErrorClass(matcher: ErrorMatcher): matcher is ErrorClassMatcher {
   return matcher === Error || (matcher.prototype as unknown) instanceof Error;
 }
 

@@ -1,5 +1,6 @@
 import { InvalidArgumentError } from '../errors/InvalidArgumentError';
 import { parseDuration, type Duration } from '../ground/Duration';
+import type { ArgsFunction } from '../model/ArgsFunction';
 
 /** At most `limit` starts in any window of length `period`. */
 export interface RateLimit {
@@ -16,7 +17,7 @@ export interface QueueOptions {
   /** Runs of the queue started (first claimed) per period, across every worker process. */
   rateLimit?: RateLimit;
   /** The partition key of a run from its arguments (e.g. the tenant); keys take turns. */
-  partitionBy?: (...args: any[]) => string;
+  partitionBy?: ArgsFunction<string>;
   /** With `partitionBy`: runs of one key executing at once, across every worker process. */
   perKeyConcurrency?: number;
 }
@@ -41,7 +42,7 @@ export interface ResolvedQueue {
   readonly concurrency: number | undefined;
   readonly workerConcurrency: number | undefined;
   readonly rateLimit: ResolvedRateLimit | undefined;
-  readonly partitionBy: ((...args: any[]) => string) | undefined;
+  readonly partitionBy: ArgsFunction<string> | undefined;
   readonly perKeyConcurrency: number | undefined;
 }
 

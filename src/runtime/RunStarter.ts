@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Codec } from '../codec/Codec';
+import { applyArgs } from '../model/ArgsFunction';
 import { assertRunId } from '../model/identifiers';
 import type { Clock } from '../ground/Clock';
 import type { Lifecycle } from '../ground/Lifecycle';
@@ -109,7 +110,7 @@ export class RunStarter {
 function deriveRunId(call: WorkflowCall): string {
   const workflow = call.plan;
   if (!workflow.id) return randomUUID();
-  const id: unknown = workflow.id(...call.args);
+  const id: unknown = applyArgs(workflow.id, call.args);
   assertRunId(id, `the run id that @Workflow id of "${workflow.name}" returned`);
   return id;
 }

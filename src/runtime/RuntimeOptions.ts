@@ -3,10 +3,11 @@ import type { DependencyContainer } from 'tsyringe';
 import type { Duration } from '../ground/Duration';
 import type { Clock } from '../ground/Clock';
 import type { Logger } from '../ground/Logger';
+import type { Constructor } from '../model/Constructor';
 import type { StepHooks } from '../model/StepHooks';
 
 /** Gives the instance a resumed run's workflow method is called on. */
-export type InstanceResolver = (Class: new (...args: any[]) => object) => object;
+export type InstanceResolver = (Class: Constructor) => object;
 
 /** Options of `Waymark.create()`. */
 export interface RuntimeOptions {

@@ -3,6 +3,7 @@ import type { DependencyContainer } from 'tsyringe';
 import type { DataSource } from 'typeorm';
 import type { AnyClass } from '../decorators/metadata';
 import { compileClass } from '../decorators/Plans';
+import type { Constructor } from '../model/Constructor';
 import type { HistoryPageOptions } from '../model/HistoryPage';
 import { assertRunId } from '../model/identifiers';
 import type { Disposable } from '../ground/Disposable';
@@ -78,7 +79,7 @@ export class WaymarkRuntime extends RuntimeTimeMethods {
    * ```
    */
   async start<C extends object, K extends AsyncMethodOf<C>>(
-    Class: new (...deps: any[]) => C,
+    Class: Constructor<C>,
     method: K,
     args: ArgsOf<C, K>,
     options: StartOptions = {},
@@ -99,7 +100,7 @@ export class WaymarkRuntime extends RuntimeTimeMethods {
 
   /** Starts (or finds) the run and waits for its result. */
   async run<C extends object, K extends AsyncMethodOf<C>>(
-    Class: new (...deps: any[]) => C,
+    Class: Constructor<C>,
     method: K,
     args: ArgsOf<C, K>,
     options: StartOptions = {},

@@ -5,7 +5,8 @@ import type { InstanceResolver } from './RuntimeOptions';
 
 const TYPE_INFO_UNKNOWN = /TypeInfo not known for "([^"]*)"/;
 
-type AnyClass = abstract new (...args: any[]) => object;
+/** Any class: only its name and prototype are read. */
+type AnyClass = abstract new (...args: never[]) => object;
 
 /**
  * Wraps an instance resolver so that tsyringe's bare `TypeInfo not known for "X"` reaches the

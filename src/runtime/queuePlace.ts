@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from '../errors/InvalidArgumentError';
+import { applyArgs } from '../model/ArgsFunction';
 import type { ResolvedQueue } from '../policies/FlowLimits';
 import type { QueuePlace } from '../store/QueuedRuns';
 import type { FlowRegistry } from './execution/FlowRegistry';
@@ -58,7 +59,7 @@ export function queuePlace(
 /** The partition key `queue` derives from a run's arguments; null when it has none. */
 export function partitionKeyOf(queue: ResolvedQueue, args: readonly unknown[]): string | null {
   if (!queue.partitionBy) return null;
-  return checkedKey(queue.partitionBy(...args), `queue("${queue.name}"): partitionBy()`);
+  return checkedKey(applyArgs(queue.partitionBy, args), `queue("${queue.name}"): partitionBy()`);
 }
 
 /** A dedupe or partition key: a string of 1 to MAX_KEY_LENGTH characters. */

@@ -95,7 +95,7 @@ export class FlowStats {
       numbered(sql, this.store.dialect === 'postgres'),
       params,
     );
-    return records as Array<Record<string, unknown>>;
+    return records;
   }
 }
 

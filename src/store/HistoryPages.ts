@@ -61,7 +61,7 @@ export async function readHistoryPage(
     ),
     [runId, low, high, runId, low, high],
   );
-  for (const raw of records as Array<Record<string, unknown>>) {
+  for (const raw of records) {
     if (raw.kind === 'step') history.steps.push(toStepRow(runId, raw));
     else history.attempts.push(toAttemptRow(runId, raw));
   }

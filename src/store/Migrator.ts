@@ -78,7 +78,7 @@ export class Migrator {
   /** Pending migrations; all of them while the bookkeeping table does not exist. */
   private async pendingOn(runner: QueryRunner): Promise<MigrationInterface[]> {
     if (!(await runner.hasTable(TABLE))) return this.migrations.map((M) => new M());
-    const rows: Array<{ name: string }> = await runner.query(`SELECT name FROM ${TABLE}`);
+    const rows = (await runner.query(`SELECT name FROM ${TABLE}`)) as Array<{ name: string }>;
     const done = new Set(rows.map((r) => r.name));
     return this.migrations.map((M) => new M()).filter((m) => !done.has(m.name!));
   }

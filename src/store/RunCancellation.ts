@@ -77,7 +77,7 @@ export class RunCancellation {
       this.connection.dialect === 'postgres',
     );
     const { records } = await this.connection.exec('find overdue runs', sql, [now, now, limit]);
-    return (records as Array<Record<string, unknown>>).map((r) => {
+    return records.map((r) => {
       const deadline = r.deadline_at === null ? null : Number(r.deadline_at);
       const pastDeadline = deadline !== null && deadline < now;
       return {

@@ -1,4 +1,4 @@
-import type { DataSource, EntityManager, QueryResult } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { LeaseLostError } from '../errors/LeaseLostError';
 import { isDuplicateKey, isMissingReference, type DialectName } from './Dialect';
 import {
@@ -11,6 +11,7 @@ import {
 } from './rows';
 import type { RunStatus } from '../model/RunStatus';
 import { runInsertParams, statementsFor, type Statements } from './statements';
+import type { DirectResult } from './DirectDriver';
 import type { StoreConnection, TransactionOptions } from './StoreConnection';
 
 /** A run's stored history: step outcomes and failed attempts, each in sequence order. */
@@ -73,7 +74,7 @@ export class RunStore {
       runId,
     ]);
     const history: RunHistory = { steps: [], attempts: [] };
-    for (const raw of records as Array<Record<string, unknown>>) {
+    for (const raw of records) {
       if (raw.kind === 'step') history.steps.push(toStepRow(runId, raw));
       else history.attempts.push(toAttemptRow(runId, raw));
     }
@@ -262,7 +263,7 @@ export class RunStore {
     operation: string,
     sql: string,
     params: unknown[],
-  ): Promise<QueryResult> {
+  ): Promise<DirectResult> {
     try {
       return await this.exec(operation, sql, params);
     } catch (error) {
@@ -272,7 +273,7 @@ export class RunStore {
   }
 
   /** Runs one statement (retried through outages); driver failures name the operation. */
-  exec(operation: string, sql: string, params: unknown[]): Promise<QueryResult> {
+  exec(operation: string, sql: string, params: unknown[]): Promise<DirectResult> {
     return this.db.exec(operation, sql, params);
   }
 }

@@ -87,7 +87,7 @@ export class ScheduleStore {
       `SELECT ${COLUMNS} FROM waymark_schedules WHERE name = ?`,
       [name],
     );
-    return records[0] ? toScheduleRow(records[0] as Raw) : undefined;
+    return records[0] ? toScheduleRow(records[0]) : undefined;
   }
 
   /** Every schedule, by name. */

@@ -67,7 +67,7 @@ export class SignalStore {
       ),
       name === undefined ? [runId] : [runId, name],
     );
-    return (records as Array<Record<string, unknown>>).map((raw) => ({
+    return records.map((raw) => ({
       name: String(raw.name),
       sentAt: new Date(Number(raw.created_at)),
     }));

@@ -1,4 +1,4 @@
-import type { DataSource, EntityManager, QueryResult, QueryRunner } from 'typeorm';
+import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { StoreUnavailableError } from '../errors/StoreUnavailableError';
 import { isNoWritableHostError } from '../errors/NoWritableHostError';
 import { WaymarkError } from '../errors/WaymarkError';
@@ -11,7 +11,7 @@ import {
   type DialectName,
 } from './Dialect';
 import { detectTransactionPooler } from './detectTransactionPooler';
-import { directQuery, type DirectQuery } from './DirectDriver';
+import { directQuery, type DirectQuery, type DirectResult } from './DirectDriver';
 import { retryTransient } from './retryTransient';
 import { isLostConnectionError, isTransientStoreError } from './transientStoreError';
 
@@ -89,7 +89,7 @@ export class StoreConnection {
    * promise and a turn of the microtask queue on every checkpoint); a failure enters the
    * retry loop.
    */
-  exec(operation: string, sql: string, params: unknown[]): Promise<QueryResult> {
+  exec(operation: string, sql: string, params: unknown[]): Promise<DirectResult> {
     try {
       this.lifecycle.assertAlive(operation);
     } catch (error) {
@@ -112,7 +112,7 @@ export class StoreConnection {
     }
     // better-sqlite3 runs a statement synchronously: with no transaction open or waiting on
     // the connection, it cannot interleave with one, so it need not queue at the gate.
-    const once = (): Promise<QueryResult> =>
+    const once = (): Promise<DirectResult> =>
       this.dialect === 'sqlite' && this.gate.holders === 0
         ? direct(sql, params)
         : this.serialized(() => direct(sql, params));
@@ -277,10 +277,14 @@ export class StoreConnection {
     }
   }
 
-  private async query(runner: QueryRunner, sql: string, params: unknown[]): Promise<QueryResult> {
+  /** TypeORM's result, whose fields are `any`, as the typed result the direct drivers give. */
+  private async query(runner: QueryRunner, sql: string, params: unknown[]): Promise<DirectResult> {
     const result = await runner.query(sql, params, true);
-    result.records ??= [];
-    return result;
+    return {
+      raw: result.raw as unknown,
+      records: (result.records ?? []) as Array<Record<string, unknown>>,
+      affected: result.affected,
+    };
   }
 
   /** Retries `work` through transient failures until the retry timeout; names the operation. */

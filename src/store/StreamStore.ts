@@ -131,7 +131,7 @@ export class StreamStore {
     let nextOffset = 0;
     let closed = false;
     const stepSeqs = new Set<number>();
-    for (const raw of records as Array<Record<string, unknown>>) {
+    for (const raw of records) {
       nextOffset = Math.max(nextOffset, Number(raw.next_offset));
       closed ||= Number(raw.closed) === 1;
       if (raw.step_seq !== null && raw.step_seq !== undefined) stepSeqs.add(Number(raw.step_seq));
@@ -154,7 +154,7 @@ export class StreamStore {
       ),
       [runId, stream, from - MAX_BATCH_CHUNKS - 1, from, limit],
     );
-    return (records as Array<Record<string, unknown>>).map(toBatchRow);
+    return records.map(toBatchRow);
   }
 
   /** The streams a run wrote to, by name. */
@@ -167,7 +167,7 @@ export class StreamStore {
       ),
       [runId],
     );
-    return (records as Array<Record<string, unknown>>).map((raw) => ({
+    return records.map((raw) => ({
       name: String(raw.stream),
       length: Number(raw.length),
       closed: Number(raw.closed) === 1,

@@ -124,7 +124,7 @@ export class WorkQueue {
       ),
       runIds,
     );
-    return (records as Array<Record<string, unknown>>).map((r) => ({
+    return records.map((r) => ({
       id: String(r.id),
       status: String(r.status),
       epoch: Number(r.epoch),

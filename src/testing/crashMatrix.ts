@@ -1,5 +1,6 @@
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import { ConfigurationError } from '../errors/ConfigurationError';
+import type { Constructor } from '../model/Constructor';
 import type { AsyncMethodOf } from '../runtime/WaymarkRuntime';
 import { compareCrashObservations, type CrashObservation } from './compareCrashObservations';
 import type { CrashPoint } from './CrashPlan';
@@ -77,7 +78,7 @@ export interface CrashMatrixReport {
  * ```
  */
 export async function crashMatrix<C extends object, K extends AsyncMethodOf<C>>(
-  Class: new (...deps: any[]) => C,
+  Class: Constructor<C>,
   method: K,
   args: C[K] extends (...a: infer A) => unknown ? A : never,
   options: CrashMatrixOptions = {},

@@ -1,11 +1,12 @@
 import { ConfigurationError } from '../errors/ConfigurationError';
+import type { Constructor } from '../model/Constructor';
 import type { AsyncMethodOf } from '../runtime/WaymarkRuntime';
 import type { CrashSignals } from './CrashSignals';
 import type { TestRuntime } from './TestRuntime';
 
 /** The workflow call a crash matrix repeats. */
 export interface MatrixCall<C extends object = object> {
-  readonly Class: new (...deps: any[]) => C;
+  readonly Class: Constructor<C>;
   readonly method: AsyncMethodOf<C>;
   readonly args: unknown[];
 }

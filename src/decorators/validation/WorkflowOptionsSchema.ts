@@ -1,5 +1,6 @@
 import { IsOptional, IsString, Length, Matches } from 'class-validator';
 import type { Duration } from '../../ground/Duration';
+import type { ArgsFunction } from '../../model/ArgsFunction';
 import { IsDurationOption } from './IsDurationOption';
 import { IsFunctionOption } from './IsFunctionOption';
 
@@ -18,7 +19,7 @@ export class WorkflowOptionsSchema {
 
   @IsOptional()
   @IsFunctionOption()
-  id?: (...args: any[]) => string;
+  id?: ArgsFunction<string>;
 
   @IsOptional()
   @IsString()

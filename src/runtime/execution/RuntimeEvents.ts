@@ -63,14 +63,15 @@ export function logEvents(events: RuntimeEvents, logger: Logger): Disposable {
  * A small typed emitter. A throwing listener is logged, never allowed to break a run.
  */
 export class RuntimeEvents {
-  private readonly listeners = new Map<WaymarkEventName, Set<Listener<any>>>();
+  /** Each event's listeners, under its name; read through {@link listenersOf}. */
+  private readonly listeners = new Map<WaymarkEventName, Set<Listener<never>>>();
   private readonly anyListeners = new Set<AnyListener>();
 
   constructor(private readonly logger: Logger) {}
 
   /** Calls `listener` for each `event` until the returned disposable is disposed. */
   on<K extends WaymarkEventName>(event: K, listener: Listener<K>): Disposable {
-    let set = this.listeners.get(event);
+    let set = this.listenersOf(event);
     if (!set) this.listeners.set(event, (set = new Set()));
     set.add(listener);
     return { dispose: () => void set.delete(listener) };
@@ -90,7 +91,7 @@ export class RuntimeEvents {
         this.logger.error(`listener for ${event} threw`, { error });
       }
     }
-    const set = this.listeners.get(event);
+    const set = this.listenersOf(event);
     if (!set) return;
     for (const listener of set) {
       try {
@@ -99,5 +100,10 @@ export class RuntimeEvents {
         this.logger.error(`listener for ${event} threw`, { error });
       }
     }
+  }
+
+  private listenersOf<K extends WaymarkEventName>(event: K): Set<Listener<K>> | undefined {
+    // `on` files each listener under its own event, so the set under `event` is of `Listener<K>`.
+    return this.listeners.get(event) as Set<Listener<K>> | undefined;
   }
 }

@@ -1,12 +1,12 @@
-import '../../src/codec/waymarkErrorClasses';
+import '../../../src/codec/waymarkErrorClasses';
 import { readFileSync } from 'node:fs';
 import { runInNewContext } from 'node:vm';
-import { ConfigurationError } from '../../src/errors/ConfigurationError';
-import { CorruptValueError, isCorruptValueError } from '../../src/errors/CorruptValueError';
-import { SerializationError } from '../../src/errors/SerializationError';
-import { Codec } from '../../src/codec/Codec';
-import { encodeErrorAsStored } from '../../src/codec/errorSnapshot';
-import { findErrorClass, registerErrorClasses } from '../../src/codec/ErrorClassRegistry';
+import { ConfigurationError } from '../../../src/errors/ConfigurationError';
+import { CorruptValueError, isCorruptValueError } from '../../../src/errors/CorruptValueError';
+import { SerializationError } from '../../../src/errors/SerializationError';
+import { Codec } from '../../../src/codec/Codec';
+import { encodeErrorAsStored } from '../../../src/codec/errorSnapshot';
+import { findErrorClass, registerErrorClasses } from '../../../src/codec/ErrorClassRegistry';
 
 const codec = new Codec();
 const MIB = 1_048_576;
@@ -865,7 +865,7 @@ describe('registerErrorClasses', () => {
 
 describe("waymark's own errors", () => {
   it('every error class exported from waymark reads back as its class', async () => {
-    const errors: Record<string, unknown> = await import('../../src/errors');
+    const errors: Record<string, unknown> = await import('../../../src/errors');
     const classes = Object.entries(errors).filter(
       ([name, value]) => typeof value === 'function' && /^[A-Z]\w*Error$/.test(name),
     );

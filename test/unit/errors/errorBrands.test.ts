@@ -6,13 +6,13 @@ import {
   RetryableError,
 } from 'waymark';
 
-type ErrorsModule = typeof import('../../src/errors');
+type ErrorsModule = typeof import('../../../src/errors');
 
 /** A second copy of waymark's errors, as a bundled dependency would load it. */
 function secondCopy(): ErrorsModule {
   let copy: ErrorsModule | undefined;
   jest.isolateModules(() => {
-    copy = jest.requireActual<ErrorsModule>('../../src/errors');
+    copy = jest.requireActual<ErrorsModule>('../../../src/errors');
   });
   return copy!;
 }

@@ -8,7 +8,7 @@ import {
   validateClassPolicies,
   type RetryOptions,
 } from 'waymark';
-import { METHOD_POLICIES, readMethodPolicies } from '../../src/decorators/metadata';
+import { METHOD_POLICIES, readMethodPolicies } from '../../../src/decorators/metadata';
 
 /** The ConfigurationError that defining a class throws. */
 function define(fn: () => void): ConfigurationError {

@@ -1,4 +1,4 @@
-import { sleepFor, SystemClock } from '../../src/ground/Clock';
+import { sleepFor, SystemClock } from '../../../src/ground/Clock';
 
 const DAY = 24 * 60 * 60 * 1000;
 import { FakeClock } from 'waymark/testing';

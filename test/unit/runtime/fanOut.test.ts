@@ -1,4 +1,4 @@
-import { boundedAll } from '../../src/runtime/fanOut';
+import { boundedAll } from '../../../src/runtime/fanOut';
 
 describe('boundedAll (ctx.all)', () => {
   it('starts calls in order, never more than the limit at once, and resolves in call order', async () => {

@@ -10,7 +10,8 @@ import {
   Idempotent,
   validateClassPolicies,
 } from 'waymark';
-import { readMethodPolicies, recordPolicy } from '../../src/decorators/metadata';
+import { readMethodPolicies, recordPolicy } from '../../../src/decorators/metadata';
+import { applyArgs } from '../../../src/model/ArgsFunction';
 
 describe('@Workflow and @Step record validated, frozen metadata', () => {
   it('records names, defaults and the original body', () => {
@@ -27,7 +28,8 @@ describe('@Workflow and @Step record validated, frozen metadata', () => {
     }
     const workflow = readMethodPolicies(Shop, 'checkout');
     expect(workflow?.workflow).toMatchObject({ name: 'checkout', version: '2' });
-    expect(workflow?.workflow?.id?.('o1')).toBe('co-o1');
+    const id = workflow?.workflow?.id;
+    expect(id && applyArgs(id, ['o1'])).toBe('co-o1');
     expect(readMethodPolicies(Shop, 'pay')?.step).toEqual({
       name: 'pay',
       timeoutMs: 30_000,

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { holderIsAlive } from '../../src/ground/ProcessIdentity';
+import { holderIsAlive } from '../../../src/ground/ProcessIdentity';
 
 /** Fields of /proc/<pid>/stat after the command name: [0] state, [19] start time. */
 function statOf(pid: number): string[] | undefined {

@@ -8,7 +8,7 @@ import {
   type ResolvedRetryPolicy,
   type RetryOptions,
 } from 'waymark';
-import { mulberry32 } from '../support/SeededRandom';
+import { mulberry32 } from '../../support/SeededRandom';
 
 const WHERE = '@Retry on Quotes.fetch';
 const NOW = Date.UTC(2026, 0, 1);
