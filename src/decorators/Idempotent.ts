@@ -3,7 +3,8 @@ import { recordPolicy, type IdempotentMetadata } from './metadata';
 import { validateOptions } from './validation/validateOptions';
 
 /** Options of {@link Idempotent}. */
-export interface IdempotentOptions<A extends unknown[] = never[]> {
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a user's unannotated parameters stay `any`, as before; `never` would refuse `(order) => order.id`
+export interface IdempotentOptions<A extends unknown[] = any[]> {
   /** Derives the key from the step's arguments; typed against the method's parameters. */
   key?: (...args: A) => string;
   /**
@@ -27,9 +28,11 @@ export interface IdempotentOptions<A extends unknown[] = never[]> {
  * }
  * ```
  */
-export function Idempotent<A extends unknown[] = never[]>(options?: IdempotentOptions<A>) {
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a user's unannotated parameters stay `any`, as before; `never` would refuse `(order) => order.id`
+export function Idempotent<A extends any[]>(options?: IdempotentOptions<A>) {
   // The key function may read a prefix of the arguments; the method may take more.
-  return function <M extends (...args: [...A, ...never[]]) => Promise<unknown>>(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a user's unannotated parameters stay `any`, as before; `never` would refuse `(order) => order.id`
+  return function <M extends (...args: [...A, ...any[]]) => Promise<unknown>>(
     target: object,
     propertyKey: string | symbol,
     descriptor: TypedPropertyDescriptor<M>,

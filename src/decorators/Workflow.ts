@@ -8,7 +8,8 @@ import { validateOptions } from './validation/validateOptions';
 import { registerWorkflowName } from './WorkflowRegistry';
 
 /** Options of {@link Workflow}. */
-export interface WorkflowOptions<A extends unknown[] = never[]> {
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a user's unannotated parameters stay `any`, as before; `never` would refuse `(order) => order.id`
+export interface WorkflowOptions<A extends unknown[] = any[]> {
   /** Stable name stored with each run; default `Class.method`. Keep it when renaming code. */
   name?: string;
   /** Version stored on each run, for rollouts (see `patched()`). */
@@ -42,9 +43,11 @@ export interface WorkflowOptions<A extends unknown[] = never[]> {
  * }
  * ```
  */
-export function Workflow<A extends unknown[] = never[]>(options?: WorkflowOptions<A>) {
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a user's unannotated parameters stay `any`, as before; `never` would refuse `(order) => order.id`
+export function Workflow<A extends any[]>(options?: WorkflowOptions<A>) {
   // `id` may read a prefix of the arguments; the method may take more.
-  return function <M extends (...args: [...A, ...never[]]) => Promise<unknown>>(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a user's unannotated parameters stay `any`, as before; `never` would refuse `(order) => order.id`
+  return function <M extends (...args: [...A, ...any[]]) => Promise<unknown>>(
     target: object,
     propertyKey: string | symbol,
     descriptor: TypedPropertyDescriptor<M> & StorableResult<M>,
