@@ -6,7 +6,7 @@ import { RunCancellation } from '../store/RunCancellation';
 import { RunPruner } from '../store/RunPruner';
 import type { RunStore } from '../store/RunStore';
 import { ScheduleStore } from '../store/ScheduleStore';
-import type { StoreConnection } from '../store/StoreConnection';
+import type { StoreConnection } from '../store/connection/StoreConnection';
 import type { Executions } from './execution/Executions';
 import type { FlowRegistry } from './execution/FlowRegistry';
 import type { RuntimeEvents } from './execution/RuntimeEvents';

@@ -1,5 +1,5 @@
 import { holderIsAlive, type LeaseHolder } from '../ground/ProcessIdentity';
-import type { DialectName } from './Dialect';
+import type { DialectName } from './connection/Dialect';
 import { toRunRow, type RunRow } from './rows';
 import type { RunStore } from './RunStore';
 import { serverNowSql, serverTimeAfterSql } from './serverClock';

@@ -1,4 +1,4 @@
-import { isDuplicateKey } from './Dialect';
+import { isDuplicateKey } from './connection/Dialect';
 import type { RunStore } from './RunStore';
 import { serverNowSql, serverTimeAfterSql } from './serverClock';
 import { numbered } from './statements';

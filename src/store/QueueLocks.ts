@@ -1,4 +1,4 @@
-import type { DialectName } from './Dialect';
+import type { DialectName } from './connection/Dialect';
 import type { RunStore } from './RunStore';
 import { numbered } from './statements';
 

@@ -1,4 +1,4 @@
-import { isDuplicateKey } from './Dialect';
+import { isDuplicateKey } from './connection/Dialect';
 import type { RunRow } from './rows';
 import type { RunStore } from './RunStore';
 import { INSERTED_RUN_COLUMNS, numbered, runInsertParams } from './statements';

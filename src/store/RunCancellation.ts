@@ -3,7 +3,7 @@ import { RunNotFoundError } from '../errors/RunNotFoundError';
 import type { Lifecycle } from '../ground/Lifecycle';
 import { assertRunId } from '../model/identifiers';
 import { numbered } from './statements';
-import type { StoreConnection } from './StoreConnection';
+import type { StoreConnection } from './connection/StoreConnection';
 
 const ACTIVE = "('pending', 'running', 'waiting', 'needs_attention')";
 

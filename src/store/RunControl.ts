@@ -1,14 +1,14 @@
 import type { EntityManager } from 'typeorm';
 import { InvalidRunStateError } from '../errors/InvalidRunStateError';
 import { RunConflictError } from '../errors/RunConflictError';
-import { isDuplicateKey } from './Dialect';
+import { isDuplicateKey } from './connection/Dialect';
 import { RunNotFoundError } from '../errors/RunNotFoundError';
 import type { Lifecycle } from '../ground/Lifecycle';
 import type { LeaseHolder } from '../ground/ProcessIdentity';
-import { dialectOf, type DialectName } from './Dialect';
+import { dialectOf, type DialectName } from './connection/Dialect';
 import { serverTimeAfterSql } from './serverClock';
 import { numbered } from './statements';
-import type { StoreConnection } from './StoreConnection';
+import type { StoreConnection } from './connection/StoreConnection';
 import { toAttemptRow, toRunRow, toStepRow, type RunRow } from './rows';
 import { assertRunId } from '../model/identifiers';
 

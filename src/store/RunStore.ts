@@ -1,6 +1,6 @@
 import type { DataSource, EntityManager, QueryResult } from 'typeorm';
 import { LeaseLostError } from '../errors/LeaseLostError';
-import { isDuplicateKey, isMissingReference, type DialectName } from './Dialect';
+import { isDuplicateKey, isMissingReference, type DialectName } from './connection/Dialect';
 import {
   toAttemptRow,
   toRunRow,
@@ -11,7 +11,7 @@ import {
 } from './rows';
 import type { RunStatus } from '../model/RunStatus';
 import { runInsertParams, statementsFor, type Statements } from './statements';
-import type { StoreConnection, TransactionOptions } from './StoreConnection';
+import type { StoreConnection, TransactionOptions } from './connection/StoreConnection';
 
 /** A run's stored history: step outcomes and failed attempts, each in sequence order. */
 export interface RunHistory {

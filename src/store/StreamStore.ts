@@ -1,5 +1,5 @@
 import { LeaseLostError } from '../errors/LeaseLostError';
-import { isDuplicateKey } from './Dialect';
+import { isDuplicateKey } from './connection/Dialect';
 import type { RunStatus } from '../model/RunStatus';
 import type { RunStore } from './RunStore';
 import { numbered } from './statements';

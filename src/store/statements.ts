@@ -1,4 +1,4 @@
-import type { DialectName } from './Dialect';
+import type { DialectName } from './connection/Dialect';
 import type { RunRow } from './rows';
 import { serverNowSql, serverTimeAfterSql } from './serverClock';
 

@@ -2,13 +2,13 @@ import { createConnection, type Connection } from 'mysql2/promise';
 import { DataSource } from 'typeorm';
 import { Lifecycle } from '../../src/ground/Lifecycle';
 import type { LeaseHolder } from '../../src/ground/ProcessIdentity';
-import { dataSourceOptionsFromUrl } from '../../src/store/DatabaseUrl';
+import { dataSourceOptionsFromUrl } from '../../src/store/connection/url/DatabaseUrl';
 import { Leases } from '../../src/store/Leases';
-import { Migrator } from '../../src/store/Migrator';
+import { Migrator } from '../../src/store/migrations/Migrator';
 import { newRunRowOf, type RunRow, type StepRow } from '../../src/store/rows';
 import { RunStore } from '../../src/store/RunStore';
-import { StoreConnection } from '../../src/store/StoreConnection';
-import { isTransientStoreError } from '../../src/store/transientStoreError';
+import { StoreConnection } from '../../src/store/connection/StoreConnection';
+import { isTransientStoreError } from '../../src/store/connection/transientStoreError';
 import { WorkQueue } from '../../src/store/WorkQueue';
 import { cluster, createGaleraDatabase, GALERA_PORTS, galeraUrl } from './support/clusterScript';
 

@@ -1,7 +1,7 @@
 import { DataSource } from 'typeorm';
 import { dataSourceOptionsFromUrl } from 'waymark';
 import { Lifecycle } from '../../src/ground/Lifecycle';
-import { StoreConnection } from '../../src/store/StoreConnection';
+import { StoreConnection } from '../../src/store/connection/StoreConnection';
 import { createTestDatabase, type TestDatabase } from '../support/databases';
 
 // A claim that loses a lock race (a deadlock; on Galera, certification) ends with no runs,

@@ -3,11 +3,11 @@ import { LeaseLostError, dataSourceOptionsFromUrl } from 'waymark';
 import { Lifecycle } from '../../src/ground/Lifecycle';
 import type { LeaseHolder } from '../../src/ground/ProcessIdentity';
 import { Leases } from '../../src/store/Leases';
-import { Migrator } from '../../src/store/Migrator';
+import { Migrator } from '../../src/store/migrations/Migrator';
 import { waymarkMigrations } from '../../src/store/migrations';
 import { newRunRowOf, type StepRow } from '../../src/store/rows';
 import { RunStore } from '../../src/store/RunStore';
-import { StoreConnection } from '../../src/store/StoreConnection';
+import { StoreConnection } from '../../src/store/connection/StoreConnection';
 import { ALL_BACKENDS, createTestDatabase, type TestDatabase } from '../support/databases';
 
 const LEASE_MS = 30_000;

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigurationError, Waymark, dataSourceOptionsFromUrl } from 'waymark';
-import { redact } from '../../src/store/DatabaseUrl';
+import { redact } from '../../src/store/connection/url/DatabaseUrl';
 
 describe('database URLs', () => {
   it.each([

@@ -1,6 +1,6 @@
 import { QueryFailedError } from 'typeorm';
 import { StoreUnavailableError } from '../../src/errors/StoreUnavailableError';
-import { isDiskFullError } from '../../src/store/diskFullError';
+import { isDiskFullError } from '../../src/store/connection/diskFullError';
 
 const driverError = (fields: Record<string, unknown>): QueryFailedError =>
   new QueryFailedError(

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { Pool } from 'pg';
-import { failoverPgClient } from '../../src/store/failover/failoverPgClient';
-import type { PgClientClass } from '../../src/store/failover/WritableHostFinder';
+import { failoverPgClient } from '../../src/store/connection/failover/failoverPgClient';
+import type { PgClientClass } from '../../src/store/connection/failover/WritableHostFinder';
 
 const POSTMASTER_EXIT = 'terminating connection due to unexpected postmaster exit';
 

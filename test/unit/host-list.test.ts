@@ -1,5 +1,5 @@
 import { ConfigurationError, dataSourceOptionsFromUrl } from 'waymark';
-import { parseHostList } from '../../src/store/failover/HostList';
+import { parseHostList } from '../../src/store/connection/failover/HostList';
 
 describe('database URLs that list several hosts', () => {
   it('reads each host and port in order, with the scheme default where a port is left out', () => {

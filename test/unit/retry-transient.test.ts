@@ -1,4 +1,4 @@
-import { retryTransient, withTransientRetry } from '../../src/store/retryTransient';
+import { retryTransient, withTransientRetry } from '../../src/store/connection/retryTransient';
 
 const refused = (): Error =>
   Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });

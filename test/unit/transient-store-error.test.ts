@@ -3,7 +3,10 @@ import {
   QueryRunnerAlreadyReleasedError,
   QueryRunnerProviderAlreadyReleasedError,
 } from 'typeorm';
-import { isLostConnectionError, isTransientStoreError } from '../../src/store/transientStoreError';
+import {
+  isLostConnectionError,
+  isTransientStoreError,
+} from '../../src/store/connection/transientStoreError';
 
 const driverError = (fields: Record<string, unknown>): QueryFailedError =>
   new QueryFailedError(

@@ -4,7 +4,7 @@ import type { Clock } from '../../../ground/Clock';
 import { isLeaseLostError, LeaseLostError } from '../../../errors/LeaseLostError';
 import type { StepRow } from '../../../store/rows';
 import type { RunStore } from '../../../store/RunStore';
-import { OwnStatementFailure } from '../../../store/StoreConnection';
+import { OwnStatementFailure } from '../../../store/connection/StoreConnection';
 import type { StepReplay } from '../StepReplay';
 import type { AttemptBody, CheckpointWriter, StepWrite } from './CheckpointWriter';
 import { insertCheckpoint } from './PlainWriter';

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { ConfigurationError } from '../errors/ConfigurationError';
+import { ConfigurationError } from '../../../errors/ConfigurationError';
 
 /**
  * How a connection uses TLS, with libpq's meanings: `disable` never; `prefer` when the

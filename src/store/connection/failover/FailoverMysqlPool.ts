@@ -1,4 +1,4 @@
-import { NoWritableHostError, type HostAnswer } from '../../errors/NoWritableHostError';
+import { NoWritableHostError, type HostAnswer } from '../../../errors/NoWritableHostError';
 import { describeAnswer } from './describeAnswer';
 import { formatHost, type HostAddress } from './HostList';
 

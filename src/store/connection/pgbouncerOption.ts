@@ -1,5 +1,5 @@
 import type { DataSourceOptions } from 'typeorm';
-import { ConfigurationError } from '../errors/ConfigurationError';
+import { ConfigurationError } from '../../errors/ConfigurationError';
 
 /**
  * The name of the flag, in a URL (`?pgbouncer=true`, as Prisma spells it) and in a

@@ -1,7 +1,7 @@
 import type { DataSourceOptions } from 'typeorm';
-import { ConfigurationError } from '../errors/ConfigurationError';
-import { parseHostList } from './failover/HostList';
-import { withFailover } from './failover/withFailover';
+import { ConfigurationError } from '../../../errors/ConfigurationError';
+import { parseHostList } from '../failover/HostList';
+import { withFailover } from '../failover/withFailover';
 import { maskUnparsed } from './ServerUrl';
 import { serverUrlOptions, shownServerUrl, type ServerUrlOptions } from './serverUrlOptions';
 import { sqliteUrlOptions } from './sqliteUrlOptions';

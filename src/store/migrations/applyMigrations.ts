@@ -1,8 +1,8 @@
 import type { DataSource } from 'typeorm';
-import { StoreUnavailableError } from '../errors/StoreUnavailableError';
-import { isDiskFullError } from './diskFullError';
+import { StoreUnavailableError } from '../../errors/StoreUnavailableError';
+import { isDiskFullError } from '../connection/diskFullError';
 import { Migrator } from './Migrator';
-import { withTransientRetry } from './retryTransient';
+import { withTransientRetry } from '../connection/retryTransient';
 
 /**
  * Applies waymark's pending migrations (see {@link Migrator}) through an outage of up to

@@ -1,5 +1,5 @@
 import type { DataSourceOptions } from 'typeorm';
-import { TransactionPoolerError } from '../errors/TransactionPoolerError';
+import { TransactionPoolerError } from '../../errors/TransactionPoolerError';
 import { isBehindPgbouncer } from './pgbouncerOption';
 
 /**

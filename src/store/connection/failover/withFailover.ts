@@ -1,5 +1,5 @@
 import type { DataSourceOptions } from 'typeorm';
-import { ConfigurationError } from '../../errors/ConfigurationError';
+import { ConfigurationError } from '../../../errors/ConfigurationError';
 import { failoverPgClient } from './failoverPgClient';
 import { FailoverMysqlPool, type MysqlModule } from './FailoverMysqlPool';
 import type { HostList } from './HostList';

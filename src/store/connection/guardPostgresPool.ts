@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import type { Logger } from '../ground/Logger';
+import type { Logger } from '../../ground/Logger';
 
 type Client = {
   on(event: 'error', listener: (error: Error) => void): void;

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { ConfigurationError } from '../errors/ConfigurationError';
+import { ConfigurationError } from '../../errors/ConfigurationError';
 
 /** The SQL family of a database waymark stores runs in. */
 export type DialectName = 'sqlite' | 'mysql' | 'postgres';

@@ -1,9 +1,9 @@
 import type { DataSource, MigrationInterface, QueryRunner } from 'typeorm';
-import { typeorm } from './typeormModule';
-import { dialectOf, type DialectName } from './Dialect';
+import { typeorm } from '../connection/typeormModule';
+import { dialectOf, type DialectName } from '../connection/Dialect';
 import { acquireMigrationLock, migrationLockScope, type MigrationLockScope } from './MigrationLock';
-import { columnTypes } from './migrations/columnTypes';
-import { waymarkMigrations } from './migrations';
+import { columnTypes } from './columnTypes';
+import { waymarkMigrations } from '.';
 
 const TABLE = 'waymark_migrations';
 

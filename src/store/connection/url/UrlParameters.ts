@@ -1,4 +1,4 @@
-import { ConfigurationError } from '../errors/ConfigurationError';
+import { ConfigurationError } from '../../../errors/ConfigurationError';
 import type { UrlParameter } from './ServerUrl';
 
 /**

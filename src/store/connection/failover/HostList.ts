@@ -1,4 +1,4 @@
-import { ConfigurationError } from '../../errors/ConfigurationError';
+import { ConfigurationError } from '../../../errors/ConfigurationError';
 
 /** One `host:port` of a database URL's host list. */
 export interface HostAddress {

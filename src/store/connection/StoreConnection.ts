@@ -1,8 +1,8 @@
 import type { DataSource, EntityManager, QueryResult, QueryRunner } from 'typeorm';
-import { StoreUnavailableError } from '../errors/StoreUnavailableError';
-import { isNoWritableHostError } from '../errors/NoWritableHostError';
-import { WaymarkError } from '../errors/WaymarkError';
-import type { Lifecycle } from '../ground/Lifecycle';
+import { StoreUnavailableError } from '../../errors/StoreUnavailableError';
+import { isNoWritableHostError } from '../../errors/NoWritableHostError';
+import { WaymarkError } from '../../errors/WaymarkError';
+import type { Lifecycle } from '../../ground/Lifecycle';
 import {
   dialectOf,
   isDuplicateKey,

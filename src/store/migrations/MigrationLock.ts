@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { DataSourceOptions, QueryRunner } from 'typeorm';
-import { MigrationLockTimeoutError } from '../errors/MigrationLockTimeoutError';
-import { TransactionPoolerError } from '../errors/TransactionPoolerError';
-import type { DialectName } from './Dialect';
-import { isBehindPgbouncer } from './pgbouncerOption';
+import { MigrationLockTimeoutError } from '../../errors/MigrationLockTimeoutError';
+import { TransactionPoolerError } from '../../errors/TransactionPoolerError';
+import type { DialectName } from '../connection/Dialect';
+import { isBehindPgbouncer } from '../connection/pgbouncerOption';
 
 /** Arbitrary constant naming waymark's advisory lock; PostgreSQL scopes it to one database. */
 const PG_LOCK_KEY = 73_615_042;

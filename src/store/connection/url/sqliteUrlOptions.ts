@@ -1,5 +1,5 @@
 import type { DataSourceOptions } from 'typeorm';
-import { ConfigurationError } from '../errors/ConfigurationError';
+import { ConfigurationError } from '../../../errors/ConfigurationError';
 
 const SQLITE_SYNCHRONOUS = ['normal', 'full'] as const;
 

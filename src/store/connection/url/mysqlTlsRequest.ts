@@ -1,4 +1,4 @@
-import { ConfigurationError } from '../errors/ConfigurationError';
+import { ConfigurationError } from '../../../errors/ConfigurationError';
 import type { TlsMode, TlsRequest } from './TlsRequest';
 import type { UrlParameters } from './UrlParameters';
 

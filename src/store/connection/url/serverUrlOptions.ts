@@ -1,7 +1,7 @@
 import type { DataSourceOptions } from 'typeorm';
-import { ConfigurationError } from '../errors/ConfigurationError';
+import { ConfigurationError } from '../../../errors/ConfigurationError';
 import { MYSQL_TLS_PARAMETERS, mysqlTlsRequest } from './mysqlTlsRequest';
-import { PGBOUNCER } from './pgbouncerOption';
+import { PGBOUNCER } from '../pgbouncerOption';
 import { POSTGRES_TLS_PARAMETERS, postgresTlsRequest } from './postgresTlsRequest';
 import { describeServerUrl, parseServerUrl } from './ServerUrl';
 import { assertCoherent, driverTls, type TlsRequest } from './TlsRequest';

@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { DataSource, DataSourceOptions } from 'typeorm';
-import { ConfigurationError } from '../errors/ConfigurationError';
-import { StoreUnavailableError } from '../errors/StoreUnavailableError';
-import { parseDatabaseUrl } from './DatabaseUrl';
+import { ConfigurationError } from '../../errors/ConfigurationError';
+import { StoreUnavailableError } from '../../errors/StoreUnavailableError';
+import { parseDatabaseUrl } from './url/DatabaseUrl';
 import { dialectOf } from './Dialect';
 import { withTransientRetry } from './retryTransient';
 import { isDataSource, typeorm } from './typeormModule';

@@ -1,4 +1,4 @@
-import { NoWritableHostError } from '../../errors/NoWritableHostError';
+import { NoWritableHostError } from '../../../errors/NoWritableHostError';
 import { formatHost, type HostAddress, type TargetSessionAttrs } from './HostList';
 import {
   readOnlyAnswer,

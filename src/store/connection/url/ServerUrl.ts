@@ -1,4 +1,4 @@
-import { ConfigurationError } from '../errors/ConfigurationError';
+import { ConfigurationError } from '../../../errors/ConfigurationError';
 
 /** One server a URL names. */
 export interface ServerAddress {
