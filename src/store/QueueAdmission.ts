@@ -1,7 +1,7 @@
 import { isDuplicateKey } from './connection/Dialect';
 import type { RunRow } from './rows';
-import type { RunStore } from './RunStore';
-import { INSERTED_RUN_COLUMNS, numbered, runInsertParams } from './statements';
+import type { Database } from './connection/Database';
+import { INSERTED_RUN_COLUMNS, runInsertParams } from './statements';
 
 /** Where a new run waits: its named queue (null: the default queue) and its place there. */
 export interface QueuePlace {
@@ -31,22 +31,20 @@ const ACTIVE = "('pending', 'running', 'waiting')";
 const DEDUPE_TRIES = 3;
 
 /**
- * Records runs `pending` in a queue. With a dedupe key the key's row and the run are written
+ * Admits new runs to a queue: each is stored `pending` there. With a dedupe key the key's row and the run are written
  * in one transaction: a key held by a run still queued or running returns that run instead; a
  * key whose run ended passes to the new run.
  */
-export class QueuedRuns {
-  constructor(private readonly store: RunStore) {}
+export class QueueAdmission {
+  constructor(private readonly db: Database) {}
 
   async enqueue(row: RunRow, place: QueuePlace): Promise<Enqueued> {
     if (place.dedupe === undefined) {
-      return (await this.insert(this.store, row, place))
-        ? { kind: 'inserted' }
-        : { kind: 'exists' };
+      return (await this.insert(this.db, row, place)) ? { kind: 'inserted' } : { kind: 'exists' };
     }
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.store.transaction(`queue run "${row.id}"`, (tx) =>
+        return await this.db.transaction(`queue run "${row.id}"`, (tx) =>
           this.withKey(tx, row, place, place.dedupe!),
         );
       } catch (error) {
@@ -57,7 +55,7 @@ export class QueuedRuns {
   }
 
   private async withKey(
-    tx: RunStore,
+    tx: Database,
     row: RunRow,
     place: QueuePlace,
     key: string,
@@ -66,7 +64,7 @@ export class QueuedRuns {
     const lock = tx.dialect === 'sqlite' ? '' : ' FOR UPDATE';
     const { records } = await tx.exec(
       `read dedupe key "${key}"`,
-      this.sql(
+      this.db.sql(
         'SELECT run_id, (SELECT status FROM waymark_runs r WHERE r.id = k.run_id) AS status ' +
           `FROM waymark_dedupe_keys k WHERE k.queue_name = ? AND k.dedupe_key = ?${lock}`,
       ),
@@ -84,7 +82,7 @@ export class QueuedRuns {
     if (holder) {
       await tx.exec(
         `pass dedupe key "${key}"`,
-        this.sql(
+        this.db.sql(
           'UPDATE waymark_dedupe_keys SET run_id = ?, created_at = ? WHERE queue_name = ? AND dedupe_key = ?',
         ),
         [row.id, row.createdAt, queue, key],
@@ -92,7 +90,7 @@ export class QueuedRuns {
     } else {
       await tx.exec(
         `take dedupe key "${key}"`,
-        this.sql(
+        this.db.sql(
           'INSERT INTO waymark_dedupe_keys (queue_name, dedupe_key, run_id, created_at) VALUES (?, ?, ?, ?)',
         ),
         [queue, key, row.id, row.createdAt],
@@ -102,36 +100,32 @@ export class QueuedRuns {
   }
 
   /** Inserts the run unless a run with its id exists (checked first: a failed insert ends a PostgreSQL transaction). */
-  private async insertOrFind(tx: RunStore, row: RunRow, place: QueuePlace): Promise<boolean> {
+  private async insertOrFind(tx: Database, row: RunRow, place: QueuePlace): Promise<boolean> {
     const { records } = await tx.exec(
       `read run "${row.id}"`,
-      this.sql('SELECT id FROM waymark_runs WHERE id = ?'),
+      this.db.sql('SELECT id FROM waymark_runs WHERE id = ?'),
       [row.id],
     );
     if (records.length > 0) return false;
     return this.insert(tx, row, place);
   }
 
-  private async insert(store: RunStore, row: RunRow, place: QueuePlace): Promise<boolean> {
+  private async insert(db: Database, row: RunRow, place: QueuePlace): Promise<boolean> {
     const values = Array(INSERTED_COLUMN_COUNT + 3)
       .fill('?')
       .join(', ');
     try {
-      await store.exec(
+      await db.exec(
         `queue run "${row.id}"`,
-        this.sql(
+        this.db.sql(
           `INSERT INTO waymark_runs (${INSERTED_RUN_COLUMNS}, queue_name, partition_key, priority) VALUES (${values})`,
         ),
         [...runInsertParams(row, null), place.queue, place.partitionKey, place.priority],
       );
       return true;
     } catch (error) {
-      if (isDuplicateKey(error) && store === this.store) return false;
+      if (isDuplicateKey(error) && db === this.db) return false;
       throw error;
     }
-  }
-
-  private sql(text: string): string {
-    return numbered(text, this.store.dialect === 'postgres');
   }
 }

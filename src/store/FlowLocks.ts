@@ -1,42 +1,42 @@
 import type { DialectName } from './connection/Dialect';
-import type { RunStore } from './RunStore';
-import { numbered } from './statements';
+import type { Database } from './connection/Database';
 
 /** What a row of `waymark_queues` stands for. */
 export type FlowKind = 'queue' | 'limiter';
 
 /**
- * The row per named queue and limiter. A claim on a queue (a slot of a limiter) first
+ * Locks the row of a named queue or limiter (`waymark_queues`), which also holds its
+ * recorded limits and its pause. A claim on a queue (a slot of a limiter) first
  * updates that row, inside its transaction: claims of one queue then take turns in every
  * dialect (a row lock on MySQL/MariaDB and PostgreSQL, SQLite's one writer), so the counts
  * they read are the counts they act on.
  */
-export class QueueLocks {
-  constructor(private readonly store: RunStore) {}
+export class FlowLocks {
+  constructor(private readonly db: Database) {}
 
   /** Takes the row's lock for the transaction `store` is bound to, creating the row if need be. */
   async lock(kind: FlowKind, name: string, now: number): Promise<void> {
-    const bump = this.sql(
+    const bump = this.db.sql(
       'UPDATE waymark_queues SET lock_version = COALESCE(lock_version, 0) + 1 WHERE kind = ? AND name = ?',
     );
-    const { affected } = await this.store.exec(`lock ${kind} "${name}"`, bump, [kind, name]);
+    const { affected } = await this.db.exec(`lock ${kind} "${name}"`, bump, [kind, name]);
     if ((affected ?? 0) > 0) return;
     await this.ensure(kind, name, null, now);
-    await this.store.exec(`lock ${kind} "${name}"`, bump, [kind, name]);
+    await this.db.exec(`lock ${kind} "${name}"`, bump, [kind, name]);
   }
 
   /** Creates the row (with `config`, a description for operators) unless it exists. */
   async ensure(kind: FlowKind, name: string, config: string | null, now: number): Promise<void> {
     const insert = insertIgnoring(
-      this.store.dialect,
+      this.db.dialect,
       'INSERT INTO waymark_queues (kind, name, config, paused_until, lock_version, updated_at) ' +
         'VALUES (?, ?, ?, NULL, 0, ?)',
     );
-    await this.store.exec(`record ${kind} "${name}"`, this.sql(insert), [kind, name, config, now]);
+    await this.db.exec(`record ${kind} "${name}"`, this.db.sql(insert), [kind, name, config, now]);
     if (config !== null) {
-      await this.store.exec(
+      await this.db.exec(
         `record ${kind} "${name}"`,
-        this.sql(
+        this.db.sql(
           'UPDATE waymark_queues SET config = ?, updated_at = ? WHERE kind = ? AND name = ?',
         ),
         [config, now, kind, name],
@@ -46,9 +46,9 @@ export class QueueLocks {
 
   /** When a limiter's stored pause ends (epoch ms), or null when it is not paused. */
   async pausedUntil(kind: FlowKind, name: string): Promise<number | null> {
-    const { records } = await this.store.exec(
+    const { records } = await this.db.exec(
       `read ${kind} "${name}"`,
-      this.sql('SELECT paused_until FROM waymark_queues WHERE kind = ? AND name = ?'),
+      this.db.sql('SELECT paused_until FROM waymark_queues WHERE kind = ? AND name = ?'),
       [kind, name],
     );
     const value = (records[0] as { paused_until?: unknown } | undefined)?.paused_until;
@@ -58,18 +58,14 @@ export class QueueLocks {
   /** Pauses until `until`, or leaves a later pause as it is. */
   async pause(kind: FlowKind, name: string, until: number, now: number): Promise<void> {
     await this.ensure(kind, name, null, now);
-    await this.store.exec(
+    await this.db.exec(
       `pause ${kind} "${name}"`,
-      this.sql(
+      this.db.sql(
         'UPDATE waymark_queues SET paused_until = ?, updated_at = ? WHERE kind = ? AND name = ? ' +
           'AND (paused_until IS NULL OR paused_until < ?)',
       ),
       [until, now, kind, name, until],
     );
-  }
-
-  private sql(text: string): string {
-    return numbered(text, this.store.dialect === 'postgres');
   }
 }
 

@@ -12,63 +12,38 @@ import {
 } from './Dialect';
 import { detectTransactionPooler } from './detectTransactionPooler';
 import { directQuery, type DirectQuery } from './DirectDriver';
+import { OwnStatementFailure } from './OwnStatementFailure';
+import { numbered } from './placeholders';
 import { retryTransient } from './retryTransient';
-import { isLostConnectionError, isTransientStoreError } from './transientStoreError';
+import { SqliteGate } from './SqliteGate';
+import { probing, userTransaction, type UserWork } from './userTransaction';
 
-/** Orders statements on SQLite's one connection: `holders` transactions hold or await it. */
-interface SqliteGate {
-  value: Promise<void>;
-  holders: number;
-}
+export type { UserWork } from './userTransaction';
 
 /** How long one operation keeps retrying through a database outage. */
 export interface RetrySettings {
   readonly timeoutMs: number;
 }
 
-/** How {@link StoreConnection.transaction} runs its work; see there. */
+/** How {@link Database.transaction} runs its work; see there. */
 export interface TransactionOptions<T> {
   readonly retry?: boolean;
   readonly userWork?: UserWork<T>;
   readonly lostRace?: () => T;
 }
 
-/** A transaction that runs a user's code (a transactional step's body) beside waymark's writes. */
-export interface UserWork<T> {
-  /**
-   * After the transaction's connection was lost: what it committed, if its COMMIT landed
-   * though no answer came back; undefined when it rolled back (and is to be run again).
-   */
-  committed(): Promise<T | undefined>;
-}
-
-/** A user's work failed on a connection found dead: the failure is the connection's. */
-class LostTransactionConnection extends Error {
-  constructor(readonly thrown: unknown) {
-    super('the connection of the transaction was lost');
-  }
-}
+/** Work run in one transaction, given the handle bound to it and its EntityManager. */
+export type TransactionWork<T> = (tx: Database, manager: EntityManager) => Promise<T>;
 
 /**
- * One of waymark's own statements of a user's transaction failed (its BEGIN, its checkpoint,
- * its COMMIT): a failure of the store, never the user's step's, whatever the driver said.
+ * The one handle every repository takes: it knows the database's dialect, writes its
+ * placeholders ({@link sql}: `$1, $2, …` on PostgreSQL, `?` elsewhere), and runs one
+ * statement or one transaction at a time, each naming what it does in its errors, retried
+ * with backoff through a lost or killed connection or a lock, and refused once the runtime
+ * is dead. On SQLite, whose one connection every statement shares, a transaction holds the
+ * others back until it ends.
  */
-export class OwnStatementFailure extends Error {
-  constructor(readonly cause: unknown) {
-    super(cause instanceof Error ? cause.message : String(cause), { cause });
-  }
-}
-
-const FIRST_DELAY_MS = 25;
-const MAX_DELAY_MS = 2_000;
-
-/**
- * How waymark talks to its database: one statement or one transaction at a time, each
- * naming what it does in its errors, retried with backoff through a lost or killed
- * connection or a lock, and refused once the runtime is dead. On SQLite, whose one
- * connection every statement shares, a transaction holds the others back until it ends.
- */
-export class StoreConnection {
+export class Database {
   readonly dialect: DialectName;
   private readonly direct: DirectQuery | undefined;
 
@@ -77,10 +52,15 @@ export class StoreConnection {
     private readonly lifecycle: Lifecycle,
     private readonly retry: RetrySettings,
     private readonly bound?: QueryRunner,
-    private readonly gate: SqliteGate = { value: Promise.resolve(), holders: 0 },
+    private readonly gate: SqliteGate = new SqliteGate(),
   ) {
     this.dialect = dialectOf(dataSource);
     this.direct = bound ? undefined : directQuery(dataSource);
+  }
+
+  /** `text`, written with `?` placeholders, as this dialect takes it. */
+  sql(text: string): string {
+    return numbered(text, this.dialect === 'postgres');
   }
 
   /**
@@ -121,7 +101,7 @@ export class StoreConnection {
   }
 
   /**
-   * Runs `work` in one transaction, with a connection bound to it (and the transaction's
+   * Runs `work` in one transaction, with a handle bound to it (and the transaction's
    * EntityManager, for a transactional step's own writes). With `retry`, a transaction that
    * failed on a lost connection is run again whole; `work` must then be safe to repeat.
    * With `userWork` (a transactional step's body runs in it), errors reach the caller as
@@ -132,12 +112,12 @@ export class StoreConnection {
    */
   async transaction<T>(
     operation: string,
-    work: (tx: StoreConnection, manager: EntityManager) => Promise<T>,
+    work: TransactionWork<T>,
     options: TransactionOptions<T> = {},
   ): Promise<T> {
     this.lifecycle.assertAlive(operation);
     const user = options.userWork !== undefined;
-    const guarded = user ? this.probing(work) : work;
+    const guarded = user && this.dialect !== 'sqlite' ? probing(work) : work;
     const run = (): Promise<T> =>
       this.dialect === 'sqlite'
         ? this.serialized(() => this.sqliteTransaction(guarded, user))
@@ -151,67 +131,13 @@ export class StoreConnection {
           })
       : run;
     if (this.bound) return work(this, this.bound.manager);
-    if (options.userWork) return this.userTransaction(operation, once, options.userWork);
-    return options.retry ? this.retrying(operation, once) : this.named(operation, once);
-  }
-
-  /**
-   * A user's transaction whose connection was lost rolled back — or, lost during COMMIT,
-   * committed unanswered: `user.committed()` tells which. One that rolled back is run again
-   * whole, as any write through an outage, until the retry timeout; then the run stops
-   * resumable (`StoreUnavailableError`). A driver's error about the dead connection is never
-   * the step's outcome.
-   */
-  private async userTransaction<T>(
-    operation: string,
-    once: () => Promise<T>,
-    user: UserWork<T>,
-  ): Promise<T> {
-    const started = Date.now();
-    for (let delay = FIRST_DELAY_MS; ; delay = Math.min(delay * 2, MAX_DELAY_MS)) {
-      let lost: unknown;
-      try {
-        return await once();
-      } catch (error) {
-        if (error instanceof LostTransactionConnection) lost = error.thrown;
-        else if (isLostConnectionError(error)) lost = error;
-        else if (!(error instanceof OwnStatementFailure)) throw error;
-        else if (isTransientStoreError(error.cause)) lost = error.cause;
-        else throw new StoreUnavailableError(operation, error.cause);
-      }
-      const committed = await user.committed();
-      if (committed !== undefined) return committed;
-      if (Date.now() - started + delay > this.retry.timeoutMs) {
-        throw new StoreUnavailableError(operation, lost);
-      }
-      this.lifecycle.assertAlive(operation);
-      await new Promise((resolve) => setTimeout(resolve, delay * (0.5 + Math.random() / 2)));
-      this.lifecycle.assertAlive(operation);
+    if (options.userWork) {
+      return userTransaction(operation, once, options.userWork, {
+        lifecycle: this.lifecycle,
+        timeoutMs: this.retry.timeoutMs,
+      });
     }
-  }
-
-  /**
-   * `work` whose failure is checked against its connection: a user's code may catch the
-   * driver's error and throw its own, so when it fails, one `SELECT 1` asks whether the
-   * connection still answers (on PostgreSQL an aborted transaction answers with an error of
-   * its own, which is an answer).
-   */
-  private probing<T>(
-    work: (tx: StoreConnection, manager: EntityManager) => Promise<T>,
-  ): (tx: StoreConnection, manager: EntityManager) => Promise<T> {
-    if (this.dialect === 'sqlite') return work;
-    return async (tx, manager) => {
-      try {
-        return await work(tx, manager);
-      } catch (error) {
-        if (isLostConnectionError(error)) throw error;
-        const answered = await manager.query('SELECT 1').then(
-          () => true,
-          (probe: unknown) => !isLostConnectionError(probe),
-        );
-        throw answered ? error : new LostTransactionConnection(error);
-      }
-    };
+    return options.retry ? this.retrying(operation, once) : this.named(operation, once);
   }
 
   /**
@@ -219,10 +145,7 @@ export class StoreConnection {
    * (before the work started) or of its COMMIT (after the work returned) is told apart from the
    * work's own ({@link OwnStatementFailure}).
    */
-  private async serverTransaction<T>(
-    work: (tx: StoreConnection, manager: EntityManager) => Promise<T>,
-    mark: boolean,
-  ): Promise<T> {
+  private async serverTransaction<T>(work: TransactionWork<T>, mark: boolean): Promise<T> {
     if (!mark) {
       return this.dataSource.transaction((manager) =>
         work(this.boundTo(manager.queryRunner!), manager),
@@ -241,8 +164,8 @@ export class StoreConnection {
     }
   }
 
-  private boundTo(runner: QueryRunner): StoreConnection {
-    return new StoreConnection(this.dataSource, this.lifecycle, this.retry, runner, this.gate);
+  private boundTo(runner: QueryRunner): Database {
+    return new Database(this.dataSource, this.lifecycle, this.retry, runner, this.gate);
   }
 
   /**
@@ -252,10 +175,7 @@ export class StoreConnection {
    * a transaction so TypeORM nests its own (a `save()` in a step) as savepoints. With `mark`,
    * a failed BEGIN or COMMIT is an {@link OwnStatementFailure}.
    */
-  private async sqliteTransaction<T>(
-    work: (tx: StoreConnection, manager: EntityManager) => Promise<T>,
-    mark: boolean,
-  ): Promise<T> {
+  private async sqliteTransaction<T>(work: TransactionWork<T>, mark: boolean): Promise<T> {
     const runner = this.dataSource.createQueryRunner();
     const state = runner as unknown as { isTransactionActive: boolean; transactionDepth: number };
     const own = (error: unknown): never => {
@@ -332,18 +252,7 @@ export class StoreConnection {
   }
 
   /** SQLite has one connection: a transaction on it must not interleave with other statements. */
-  private async serialized<T>(work: () => Promise<T>): Promise<T> {
-    if (this.dialect !== 'sqlite') return work();
-    const previous = this.gate.value;
-    let release!: () => void;
-    this.gate.value = new Promise<void>((resolve) => (release = resolve));
-    this.gate.holders++;
-    try {
-      await previous;
-      return await work();
-    } finally {
-      this.gate.holders--;
-      release();
-    }
+  private serialized<T>(work: () => Promise<T>): Promise<T> {
+    return this.dialect === 'sqlite' ? this.gate.serialized(work) : work();
   }
 }

@@ -1,10 +1,10 @@
 import type { LeaseHolder } from '../ground/ProcessIdentity';
 import type { ResolvedQueue } from '../policies/FlowLimits';
 import { claimParams, leaseSql } from './Leases';
-import { insertIgnoring, QueueLocks } from './QueueLocks';
+import { insertIgnoring, FlowLocks } from './FlowLocks';
 import { toRunRow, type RunRow } from './rows';
-import type { RunStore } from './RunStore';
-import { numbered, runColumns } from './statements';
+import type { Database } from './connection/Database';
+import { runColumns } from './statements';
 
 /** One worker's claim on a named queue. */
 export interface QueueClaimRequest {
@@ -28,20 +28,20 @@ const UNBOUNDED = 2_147_483_647;
 
 /**
  * Claims from named queues (`runtime.queue`), enforcing their limits through the database:
- * each claim takes the queue's row lock ({@link QueueLocks}), counts the runs executing
+ * each claim takes the queue's row lock ({@link FlowLocks}), counts the runs executing
  * (in all, and per partition key) and the starts within the rate window, then claims at most
  * what is left — partition keys taking turns, then priority, then age — all in one
  * transaction, so no two workers can both take the last slot.
  */
-export class QueueStore {
-  constructor(private readonly store: RunStore) {}
+export class NamedQueueClaims {
+  constructor(private readonly db: Database) {}
 
   async claim(request: QueueClaimRequest): Promise<RunRow[]> {
     if (request.limit < 1 || request.workflows.length === 0) return [];
-    return this.store.transaction(
+    return this.db.transaction(
       `claim runs of queue "${request.queue.name}"`,
       async (tx) => {
-        await new QueueLocks(tx).lock('queue', request.queue.name, request.now);
+        await new FlowLocks(tx).lock('queue', request.queue.name, request.now);
         const room = await this.room(tx, request);
         if (room < 1) return [];
         const picked = await this.candidates(tx, request, room);
@@ -52,7 +52,7 @@ export class QueueStore {
         const { holder, token, leaseMs, now } = request;
         await tx.exec(
           'claim queued runs',
-          this.sql(
+          this.db.sql(
             `UPDATE waymark_runs SET ${leaseSql(tx.dialect).claimSet}, started_at = COALESCE(started_at, ?) ` +
               `WHERE id IN (${marks}) AND status IN ('pending', 'waiting')`,
           ),
@@ -60,7 +60,7 @@ export class QueueStore {
         );
         const { records } = await tx.exec(
           'read claimed runs',
-          this.sql(
+          this.db.sql(
             `SELECT ${runColumns(tx.dialect)} FROM waymark_runs WHERE id IN (${marks}) AND claim_token = ?`,
           ),
           [...ids, token],
@@ -84,11 +84,11 @@ export class QueueStore {
       partitioned: queue.partitionBy !== undefined,
       perKeyConcurrency: queue.perKeyConcurrency,
     };
-    await new QueueLocks(this.store).ensure('queue', queue.name, JSON.stringify(limits), now);
+    await new FlowLocks(this.db).ensure('queue', queue.name, JSON.stringify(limits), now);
   }
 
   /** How many runs the queue may start now: its concurrency and rate limits, and the request's. */
-  private async room(tx: RunStore, request: QueueClaimRequest): Promise<number> {
+  private async room(tx: Database, request: QueueClaimRequest): Promise<number> {
     const { queue, now } = request;
     let room = request.limit;
     if (queue.concurrency !== undefined) {
@@ -118,7 +118,7 @@ export class QueueStore {
    * key before the second of any) and a key at its `perKeyConcurrency` gets none.
    */
   private async candidates(
-    tx: RunStore,
+    tx: Database,
     request: QueueClaimRequest,
     room: number,
   ): Promise<Array<{ id: string; key: string }>> {
@@ -138,7 +138,7 @@ export class QueueStore {
       `SELECT c.id, c.pkey FROM (${ready}) c LEFT JOIN (${busy}) b ON b.pkey = c.pkey ` +
       'LEFT JOIN waymark_queue_turns t ON t.queue_name = ? AND t.partition_key = c.pkey ' +
       `WHERE ${turn} <= ? ORDER BY ${turn}, COALESCE(t.last_started_at, 0), c.priority DESC, c.created_at, c.id LIMIT ?`;
-    const { records } = await tx.exec('find queued runs', this.sql(sql), [
+    const { records } = await tx.exec('find queued runs', this.db.sql(sql), [
       queue.name,
       now,
       ...workflows,
@@ -156,7 +156,7 @@ export class QueueStore {
 
   /** Records when each key last had a run started: among equals, the key that waited longest goes next. */
   private async takeTurns(
-    tx: RunStore,
+    tx: Database,
     request: QueueClaimRequest,
     picked: Array<{ key: string }>,
   ): Promise<void> {
@@ -164,7 +164,7 @@ export class QueueStore {
     for (const key of new Set(picked.map((p) => p.key))) {
       const { affected } = await tx.exec(
         'record partition turn',
-        this.sql(
+        this.db.sql(
           'UPDATE waymark_queue_turns SET last_started_at = ? WHERE queue_name = ? AND partition_key = ?',
         ),
         [now, queue.name, key],
@@ -172,7 +172,7 @@ export class QueueStore {
       if ((affected ?? 0) > 0) continue;
       await tx.exec(
         'record partition turn',
-        this.sql(
+        this.db.sql(
           insertIgnoring(
             tx.dialect,
             'INSERT INTO waymark_queue_turns (queue_name, partition_key, last_started_at) VALUES (?, ?, ?)',
@@ -184,20 +184,16 @@ export class QueueStore {
   }
 
   private async count(
-    tx: RunStore,
+    tx: Database,
     where: string,
     params: unknown[],
     what: string,
   ): Promise<number> {
     const { records } = await tx.exec(
       what,
-      this.sql(`SELECT COUNT(*) AS n FROM waymark_runs WHERE ${where}`),
+      this.db.sql(`SELECT COUNT(*) AS n FROM waymark_runs WHERE ${where}`),
       params,
     );
     return Number((records[0] as { n?: unknown } | undefined)?.n ?? 0);
-  }
-
-  private sql(text: string): string {
-    return numbered(text, this.store.dialect === 'postgres');
   }
 }

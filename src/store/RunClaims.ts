@@ -1,8 +1,7 @@
 import type { LeaseHolder } from '../ground/ProcessIdentity';
 import { claimParams, DUE_SQL, leaseSql } from './Leases';
 import { toRunRow, type RunRow } from './rows';
-import type { RunStore } from './RunStore';
-import { numbered } from './statements';
+import type { Database } from './connection/Database';
 
 /** Who claims work, for how long, and which workflows it can run. */
 export interface ClaimRequest {
@@ -20,25 +19,26 @@ export interface ClaimRequest {
 
 /**
  * What a worker may take: pending or due in the default queue (a named queue's runs start
- * through `QueueStore`, under its limits), or abandoned (parameters: now, holder process).
+ * through `NamedQueueClaims`, under its limits), or abandoned (parameters: now, holder process).
  */
 function runnable(lapsedElsewhere: string): string {
   return `((queue_name IS NULL AND (status = 'pending' OR ${DUE_SQL})) OR ${lapsedElsewhere})`;
 }
 
 /**
- * The queue workers pull from: runs that are pending, due (a timer, a backoff, a signal),
- * or abandoned (their lease lapsed). Claims skip rows other workers hold locked
+ * Claims for workers the runs no queue limit holds back — pending in the default queue, due
+ * (a timer, a backoff, a signal), or abandoned in any queue (their lease lapsed) — hands a
+ * stopping run back, and reads the status of runs held here. Claims skip rows other workers hold locked
  * (`FOR UPDATE SKIP LOCKED` on MySQL/MariaDB and PostgreSQL; SQLite serializes writers).
  */
-export class WorkQueue {
-  constructor(private readonly store: RunStore) {}
+export class RunClaims {
+  constructor(private readonly db: Database) {}
 
   /** Claims up to `limit` runs, each at a new epoch under the request's token; returns them. */
   async claim(request: ClaimRequest): Promise<RunRow[]> {
     if (request.workflows.length === 0 || request.limit < 1) return [];
     const names = request.workflows.map(() => '?').join(', ');
-    const lease = leaseSql(this.store.dialect);
+    const lease = leaseSql(this.db.dialect);
     const set = claimParams(request.holder, request.token, request.leaseMs, request.now);
     const versions = request.versions ?? [];
     const versionFilter =
@@ -53,12 +53,12 @@ export class WorkQueue {
     const select =
       `SELECT id FROM waymark_runs WHERE workflow IN (${names})${versionFilter} AND ${runnable(lease.lapsedElsewhere)} ` +
       'ORDER BY created_at LIMIT ?';
-    const { dialect } = this.store;
+    const { dialect } = this.db;
     if (dialect !== 'mysql') {
       // One statement: claim and read back (SQLite ≥ 3.35 and PostgreSQL have RETURNING).
       const lock = dialect === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : '';
       const sql = `UPDATE waymark_runs SET ${lease.claimSet} WHERE id IN (${select}${lock}) RETURNING *`;
-      const { records, raw } = await this.store.exec('claim runs', this.sql(sql), [
+      const { records, raw } = await this.db.exec('claim runs', this.db.sql(sql), [
         ...set,
         ...dueParams,
       ]);
@@ -67,7 +67,7 @@ export class WorkQueue {
       >;
       return rows.map(toRunRow);
     }
-    return this.store.transaction(
+    return this.db.transaction(
       'claim runs',
       async (tx) => {
         const { records } = await tx.exec(
@@ -101,9 +101,9 @@ export class WorkQueue {
    * another worker continues it at once instead of after its lease lapses.
    */
   async release(runId: string, epoch: number, now: number): Promise<void> {
-    await this.store.exec(
+    await this.db.exec(
       `release run "${runId}"`,
-      this.sql(
+      this.db.sql(
         "UPDATE waymark_runs SET status = 'pending', owner = NULL, lease_expires_at = NULL, lease_host = NULL, " +
           'lease_process = NULL, claim_token = NULL, updated_at = ? ' +
           "WHERE id = ? AND epoch = ? AND status = 'running'",
@@ -117,9 +117,9 @@ export class WorkQueue {
     runIds: string[],
   ): Promise<Array<{ id: string; status: string; epoch: number; error: string | null }>> {
     if (runIds.length === 0) return [];
-    const { records } = await this.store.exec(
+    const { records } = await this.db.exec(
       'check active runs',
-      this.sql(
+      this.db.sql(
         `SELECT id, status, epoch, error FROM waymark_runs WHERE id IN (${runIds.map(() => '?').join(', ')})`,
       ),
       runIds,
@@ -130,9 +130,5 @@ export class WorkQueue {
       epoch: Number(r.epoch),
       error: typeof r.error === 'string' ? r.error : null,
     }));
-  }
-
-  private sql(text: string): string {
-    return numbered(text, this.store.dialect === 'postgres');
   }
 }
