@@ -52,18 +52,7 @@ export function failoverPgClient(
       const onError = (error: Error): void => void (this.lostWhileConnecting ??= error);
       this.on('error', onError);
       const connected = this.connectToTarget().then(() => this as unknown as PgClient);
-      const handOver = !callback
-        ? connected
-        : connected.then(
-            (client) => callback(null, client),
-            (error: Error) => callback(error),
-          );
-      // Removed once the caller has the client (the pool adds its own listener then).
-      void handOver.then(
-        () => this.removeListener('error', onError),
-        () => this.removeListener('error', onError),
-      );
-      return callback ? undefined : connected;
+      return handOver(connected, callback, () => this.removeListener('error', onError));
     }
 
     private async connectToTarget(): Promise<void> {
@@ -80,7 +69,10 @@ export function failoverPgClient(
         finder.forget(target);
         throw error;
       }
-      const answer = attrs === 'read-write' ? await this.readOnly(target) : undefined;
+      const answer =
+        attrs === 'read-write'
+          ? await readOnlyAt(this as unknown as PgClient, finder, target)
+          : undefined;
       if (answer !== undefined) {
         await this.end().catch(() => undefined);
         throw new NoWritableHostError([{ host: formatHost(target), answer }]);
@@ -92,17 +84,44 @@ export function failoverPgClient(
         throw lost;
       }
     }
-
-    private async readOnly(target: HostAddress): Promise<string | undefined> {
-      try {
-        const answer = await readOnlyAnswer(this as unknown as PgClient);
-        if (answer !== undefined) finder.forget(target);
-        return answer;
-      } catch (error) {
-        finder.forget(target);
-        await this.end().catch(() => undefined);
-        throw error;
-      }
-    }
   } as unknown as PgClientClass;
+}
+
+/**
+ * Gives the caller the client `connected` settles with — through `callback` (the pool) or as
+ * the promise — then calls `stop` (the pool adds its own 'error' listener once it has it).
+ */
+function handOver(
+  connected: Promise<PgClient>,
+  callback: ConnectCallback | undefined,
+  stop: () => void,
+): Promise<PgClient> | undefined {
+  const handed = !callback
+    ? connected
+    : connected.then(
+        (client) => callback(null, client),
+        (error: Error) => callback(error),
+      );
+  void handed.then(stop, stop);
+  return callback ? undefined : connected;
+}
+
+/**
+ * Why the session just connected to `target` cannot write (undefined: it can); the finder
+ * forgets a host that cannot, or that does not answer (its session is then ended).
+ */
+async function readOnlyAt(
+  client: PgClient,
+  finder: WritableHostFinder,
+  target: HostAddress,
+): Promise<string | undefined> {
+  try {
+    const answer = await readOnlyAnswer(client);
+    if (answer !== undefined) finder.forget(target);
+    return answer;
+  } catch (error) {
+    finder.forget(target);
+    await client.end().catch(() => undefined);
+    throw error;
+  }
 }

@@ -28,6 +28,28 @@ export interface ServerUrl {
 }
 
 /**
+ * The hosts of `hostList` (`host[:port],…`); a ConfigurationError when one is not. `masked`
+ * is given when the URL has no user information: what looks like a port may then be a
+ * password, so the error shows the masked URL and never repeats the list.
+ */
+function parseHosts(
+  hostList: string,
+  defaultPort: number,
+  masked: string | undefined,
+  shown: string,
+): ServerAddress[] {
+  const hosts = hostList === '' ? [] : hostList.split(',').map((h) => address(h, defaultPort));
+  if (hosts.every((h) => h !== undefined)) return hosts;
+  const detail =
+    masked !== undefined
+      ? 'what precedes the database is not "host" or "host:port"; if it holds a user and ' +
+        'password, either "@host" is missing or the password holds a character such as "?" ' +
+        'or "#" that must be percent-encoded (%3F, %23)'
+      : `"${hostList}" is not a list of "host" or "host:port" (a port is a number from 1 to 65535)`;
+  throw new ConfigurationError(`database URL "${masked ?? shown}" is malformed: ${detail}`);
+}
+
+/**
  * Takes a server URL apart without ever putting its password in an error. A password may
  * hold `@`, `/` or `:` unencoded (the user information ends at the last `@` before any `?`);
  * a malformed percent-encoding is reported as such, naming the part it is in.
@@ -77,19 +99,13 @@ export function parseServerUrl(text: string, defaultPort: number): ServerUrl {
     slash < 0 ? '' : afterUser.slice(slash + 1),
     `the database name in database URL "${shown}"`,
   );
-  const hosts = hostList === '' ? [] : hostList.split(',').map((h) => address(h, defaultPort));
-  if (hosts.some((h) => h === undefined)) {
-    // Without an `@`, what looks like a port may be a password: never repeat it.
-    const detail =
-      userInfo === undefined
-        ? 'what precedes the database is not "host" or "host:port"; if it holds a user and ' +
-          'password, either "@host" is missing or the password holds a character such as "?" ' +
-          'or "#" that must be percent-encoded (%3F, %23)'
-        : `"${hostList}" is not a list of "host" or "host:port" (a port is a number from 1 to 65535)`;
-    throw new ConfigurationError(
-      `database URL "${userInfo === undefined ? masked : shown}" is malformed: ${detail}`,
-    );
-  }
+  // Without an `@`, what looks like a port may be a password: never repeat it.
+  const hosts = parseHosts(
+    hostList,
+    defaultPort,
+    userInfo === undefined ? masked : undefined,
+    shown,
+  );
   if (hosts.length === 0 || database === '') {
     throw new ConfigurationError(
       `database URL "${shown}" must name a host and a database, e.g. ${scheme}://user@127.0.0.1:${defaultPort}/app`,
@@ -99,7 +115,7 @@ export function parseServerUrl(text: string, defaultPort: number): ServerUrl {
     scheme,
     username,
     password,
-    hosts: hosts as ServerAddress[],
+    hosts,
     database,
     parameters: parseQuery(query, shown),
   };
