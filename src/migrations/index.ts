@@ -4,4 +4,4 @@
  * step).
  */
 export { waymarkMigrations } from '../store/migrations';
-export { Migrator, type MigratorOptions } from '../store/Migrator';
+export { Migrator, type MigratorOptions } from '../store/migrations/Migrator';

@@ -1,12 +1,12 @@
 import type { DataSource, DataSourceOptions } from 'typeorm';
-import { applyMigrations as apply } from '../store/applyMigrations';
+import { applyMigrations as apply } from '../store/migrations/applyMigrations';
 import {
   dataSourceOptionsFromUrl as optionsFromUrl,
   parseDatabaseUrl,
   redact,
-} from '../store/DatabaseUrl';
-import { isDiskFullError as diskFull } from '../store/diskFullError';
-import { openDataSource, type OpenedDataSource } from '../store/openDataSource';
+} from '../store/connection/url/DatabaseUrl';
+import { isDiskFullError as diskFull } from '../store/connection/diskFullError';
+import { openDataSource, type OpenedDataSource } from '../store/connection/openDataSource';
 
 /**
  * What operator tools (the CLI, the testing kit) need of a database beside a runtime: its URL

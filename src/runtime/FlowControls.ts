@@ -1,5 +1,5 @@
 import type { LimiterOptions, QueueOptions } from '../policies/FlowLimits';
-import { FlowStats, type LimiterStats, type QueueStats } from '../store/FlowStats';
+import type { LimiterStats, QueueStats } from '../store/FlowStats';
 import type { RuntimeParts } from './RuntimeParts';
 
 export type { LimiterStats, QueueStats, QueuedRunView } from '../store/FlowStats';
@@ -47,11 +47,11 @@ export abstract class FlowControls {
 
   /** Every queue's depth and executing runs (`''` is the default queue), as stored now. */
   queueStats(): Promise<QueueStats[]> {
-    return new FlowStats(this.parts.store).queues();
+    return this.parts.stores.flowStats.queues();
   }
 
   /** Every limiter's held slots and stored pause. */
   limiterStats(): Promise<LimiterStats[]> {
-    return new FlowStats(this.parts.store).limiters(this.parts.clock.now());
+    return this.parts.stores.flowStats.limiters(this.parts.clock.now());
   }
 }

@@ -4,13 +4,13 @@ import { MAX_TIMER_MS, type Clock } from '../ground/Clock';
 import type { Lifecycle } from '../ground/Lifecycle';
 import type { Logger } from '../ground/Logger';
 import type { Leases } from '../store/Leases';
-import type { WorkQueue } from '../store/WorkQueue';
+import type { RunClaims } from '../store/RunClaims';
 import type { Executions } from './execution/Executions';
 
 /** What keeping leases uses. */
 export interface LeaseKeeperDeps {
   readonly leases: Leases;
-  readonly queue: WorkQueue;
+  readonly queue: RunClaims;
   readonly executions: Executions;
   readonly codec: Codec;
   readonly clock: Clock;

@@ -11,7 +11,7 @@ import type { WorkflowCall } from './execution/WorkflowCall';
 import { assertSameRun, newRunRow, type RunAcquirer } from './execution/RunAcquirer';
 import type { FlowRegistry } from './execution/FlowRegistry';
 import type { RunOutcome } from './execution/RunOutcome';
-import { DEFAULT_QUEUE_PLACE, QueuedRuns, type QueuePlace } from '../store/QueuedRuns';
+import { DEFAULT_QUEUE_PLACE, QueueAdmission, type QueuePlace } from '../store/QueueAdmission';
 import { queuePlace } from './queuePlace';
 import type { StartCallOptions } from './StartCallOptions';
 import type { RunTiming } from './execution/RunTiming';
@@ -27,6 +27,7 @@ export interface Started {
 /** What starting runs uses. */
 export interface RunStarterDeps {
   readonly store: RunStore;
+  readonly queueAdmission: QueueAdmission;
   readonly codec: Codec;
   readonly clock: Clock;
   readonly lifecycle: Lifecycle;
@@ -45,10 +46,10 @@ const QUEUED: RunOutcome = { status: 'waiting', wakeAt: null };
  * resume.
  */
 export class RunStarter {
-  private readonly queued: QueuedRuns;
+  private readonly queued: QueueAdmission;
 
   constructor(private readonly deps: RunStarterDeps) {
-    this.queued = new QueuedRuns(deps.store);
+    this.queued = deps.queueAdmission;
   }
 
   async start(call: WorkflowCall, options: StartCallOptions = {}): Promise<Started> {

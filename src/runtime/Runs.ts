@@ -8,8 +8,9 @@ import type { Lifecycle } from '../ground/Lifecycle';
 import type { LeaseHolder } from '../ground/ProcessIdentity';
 import { holderGone, type ClaimToken, type Leases } from '../store/Leases';
 import type { RunRow } from '../store/rows';
+import type { QueueAdmission } from '../store/QueueAdmission';
 import type { RunStore } from '../store/RunStore';
-import type { WorkQueue } from '../store/WorkQueue';
+import type { RunClaims } from '../store/RunClaims';
 import type { RunIdentity } from './execution/Acquisition';
 import type { Executions } from './execution/Executions';
 import type { FlowRegistry } from './execution/FlowRegistry';
@@ -24,8 +25,9 @@ import { RunWaiters } from './RunWaiters';
 /** What a runtime's runs are reached through. */
 export interface RunsDeps {
   readonly store: RunStore;
+  readonly queueAdmission: QueueAdmission;
   readonly leases: Leases;
-  readonly queue: WorkQueue;
+  readonly queue: RunClaims;
   readonly codec: Codec;
   readonly clock: Clock;
   readonly lifecycle: Lifecycle;

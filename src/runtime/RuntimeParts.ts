@@ -5,6 +5,7 @@ import type { Clock } from '../ground/Clock';
 import type { Lifecycle } from '../ground/Lifecycle';
 import type { RunQueries } from '../store/RunQueries';
 import type { RunStore } from '../store/RunStore';
+import type { Stores } from '../store/Stores';
 import type { FlowRegistry } from './execution/FlowRegistry';
 import type { OperatorActions } from './OperatorActions';
 import type { Runs } from './Runs';
@@ -22,6 +23,8 @@ export interface RuntimeParts {
   readonly container: DependencyContainer;
   readonly dataSource: DataSource;
   readonly store: RunStore;
+  /** Every repository, built once. */
+  readonly stores: Stores;
   readonly queries: RunQueries;
   readonly codec: Codec;
   readonly clock: Clock;

@@ -2,7 +2,7 @@ import type { Clock } from '../ground/Clock';
 import { realClock } from '../ground/Clock';
 import type { Lifecycle } from '../ground/Lifecycle';
 import type { Logger } from '../ground/Logger';
-import type { WorkQueue } from '../store/WorkQueue';
+import type { RunClaims } from '../store/RunClaims';
 import type { Executions } from './execution/Executions';
 import type { Worker } from './Worker';
 
@@ -10,7 +10,7 @@ import type { Worker } from './Worker';
 export interface ShutdownDeps {
   readonly lifecycle: Lifecycle;
   readonly executions: Executions;
-  readonly queue: WorkQueue;
+  readonly queue: RunClaims;
   readonly clock: Clock;
   readonly logger: Logger;
   /** Releases what the runtime opened (its DataSource, if waymark created it). */

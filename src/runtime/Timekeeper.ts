@@ -10,7 +10,7 @@ import { CronSchedule, MAX_TICKS_PER_PASS, type CatchUp } from '../policies/Cron
 import type { RunCancellation } from '../store/RunCancellation';
 import type { RunPruner } from '../store/RunPruner';
 import { newRunRowOf, type RunRow } from '../store/rows';
-import { DEFAULT_QUEUE_PLACE, QueuedRuns, type QueuePlace } from '../store/QueuedRuns';
+import { DEFAULT_QUEUE_PLACE, QueueAdmission, type QueuePlace } from '../store/QueueAdmission';
 import type { RunStore } from '../store/RunStore';
 import type { ScheduleRow, ScheduleStore } from '../store/ScheduleStore';
 import type { FlowRegistry } from './execution/FlowRegistry';
@@ -21,6 +21,7 @@ import type { RuntimeEvents } from './execution/RuntimeEvents';
 /** What a timekeeper uses. */
 export interface TimekeeperDeps {
   readonly store: RunStore;
+  readonly queueAdmission: QueueAdmission;
   readonly schedules: ScheduleStore;
   readonly cancellation: RunCancellation;
   readonly codec: Codec;
@@ -47,10 +48,10 @@ const RETENTION_EVERY_MS = 60_000;
  */
 export class Timekeeper {
   private nextRetentionAt = 0;
-  private readonly queued: QueuedRuns;
+  private readonly queued: QueueAdmission;
 
   constructor(private readonly deps: TimekeeperDeps) {
-    this.queued = new QueuedRuns(deps.store);
+    this.queued = deps.queueAdmission;
   }
 
   /** Where a tick's run waits: its workflow's named queue (partitioned by its arguments), or the default one. */

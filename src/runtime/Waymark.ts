@@ -6,18 +6,13 @@ import { readDecoratedClasses } from '../decorators/metadata';
 import { compileClass } from '../decorators/Plans';
 import { Lifecycle } from '../ground/Lifecycle';
 import { localHost, localProcess, markAlive, markDead } from '../ground/ProcessIdentity';
-import { guardPostgresPool } from '../store/guardPostgresPool';
-import { Leases } from '../store/Leases';
-import { LimiterSlots } from '../store/LimiterSlots';
-import { applyMigrations } from '../store/applyMigrations';
-import { openDataSource } from '../store/openDataSource';
-import { QueueStore } from '../store/QueueStore';
-import { isDataSource } from '../store/typeormModule';
-import { RunControl } from '../store/RunControl';
-import { RunQueries } from '../store/RunQueries';
-import { RunStore } from '../store/RunStore';
-import { StoreConnection } from '../store/StoreConnection';
-import { WorkQueue } from '../store/WorkQueue';
+import { guardPostgresPool } from '../store/connection/guardPostgresPool';
+import { applyMigrations } from '../store/migrations/applyMigrations';
+import { openDataSource } from '../store/connection/openDataSource';
+import { isDataSource } from '../store/connection/typeormModule';
+import { Database } from '../store/connection/Database';
+import { Stores } from '../store/Stores';
+import { assertToolCallAwaited } from '../model/toolApprovalSignals';
 import './dispatch';
 import { explainingResolution } from './explainResolutionError';
 import { buildOperations } from './execution/buildOperations';
@@ -118,15 +113,20 @@ function assemble(
   );
   const codec = new Codec({ maxValueBytes: settings.maxValueBytes });
   guardPostgresPool(dataSource, logger);
-  const connection = new StoreConnection(dataSource, lifecycle, {
-    timeoutMs: settings.storeRetryMs,
+  const runtimeId = randomBytes(6).toString('hex');
+  const self = { owner: settings.workerId, host: localHost(), process: localProcess(runtimeId) };
+  const database = new Database(dataSource, lifecycle, { timeoutMs: settings.storeRetryMs });
+  const stores = new Stores(database, {
+    lifecycle,
+    holder: self.process,
+    decode: (text, path) => codec.decode(text, path),
+    admitSignal: assertToolCallAwaited,
   });
-  const store = new RunStore(connection);
-  const [leases, queue] = [new Leases(store), new WorkQueue(store)];
+  const { runs: store, leases, runClaims: queue } = stores;
   const events = new RuntimeEvents(logger);
   const flows = new FlowRegistry();
   const limiters = new LimiterGate({
-    slots: new LimiterSlots(store),
+    slots: stores.limiterSlots,
     flows,
     clock,
     lifecycle,
@@ -134,14 +134,13 @@ function assemble(
     logger,
     leaseMs,
   });
-  const runtimeId = randomBytes(6).toString('hex');
-  const self = { owner: settings.workerId, host: localHost(), process: localProcess(runtimeId) };
   markAlive(runtimeId);
   lifecycle.watchDeath(() => markDead(runtimeId));
   lifecycle.onClosed(() => markDead(runtimeId));
 
   const operations = buildOperations({
     store,
+    stores,
     queue,
     codec,
     clock,
@@ -182,8 +181,7 @@ function assemble(
     (runId, stop) => observer.observe(runId, stop),
   );
   const time = buildTimeParts({
-    connection,
-    store,
+    stores,
     codec,
     clock,
     lifecycle,
@@ -191,7 +189,6 @@ function assemble(
     events,
     executions,
     flows,
-    holder: self.process,
   });
   const notices = new HeldRunNotices(logger, clock);
   const acquirer = new RunAcquirer({
@@ -205,6 +202,7 @@ function assemble(
   });
   const runs = new Runs({
     store,
+    queueAdmission: stores.queueAdmission,
     leases,
     queue,
     codec,
@@ -242,7 +240,8 @@ function assemble(
     container,
     dataSource,
     store,
-    queries: new RunQueries(store, (text, path) => codec.decode(text, path)),
+    stores,
+    queries: stores.queries,
     codec,
     clock,
     events,
@@ -251,7 +250,7 @@ function assemble(
     runs,
     streams,
     operator: new OperatorActions({
-      control: new RunControl(connection, lifecycle),
+      control: stores.control,
       cancellation: time.cancellation,
       runs,
       executions,
@@ -272,7 +271,7 @@ function assemble(
       execute: (row, claim) => runs.adoptClaimed(row, claim),
       executingHere: (runId) => executions.find(runId) !== undefined,
       flows,
-      queues: new QueueStore(store),
+      queues: stores.queueClaims,
       tend: (workflows) => time.timekeeper.tend(workflows),
     },
     entry,

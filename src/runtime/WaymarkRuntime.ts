@@ -9,7 +9,6 @@ import { assertRunId } from '../model/identifiers';
 import type { Disposable } from '../ground/Disposable';
 import type { Lifecycle } from '../ground/Lifecycle';
 import type { ListRunsOptions, RunPage, StepRecord } from '../model/RunRecords';
-import { SignalStore } from '../store/SignalStore';
 import { RunHandle, type RunAccess } from './RunHandle';
 import { runAccess } from './runAccess';
 import type { AnyListener, WaymarkEventName, WaymarkEvents } from './execution/RuntimeEvents';
@@ -190,9 +189,9 @@ export class WaymarkRuntime extends RuntimeTimeMethods {
    * ```
    */
   async signal(runId: string, name: string, payload?: unknown): Promise<void> {
-    const { codec, store, clock, runs } = this.parts;
+    const { codec, stores, clock, runs } = this.parts;
     const encoded = codec.encode(payload, 'payload');
-    await new SignalStore(store).send(runId, name, encoded, clock.now());
+    await stores.signals.send(runId, name, encoded, clock.now());
     runs.wake(runId);
   }
 

@@ -7,8 +7,8 @@ import type { LeaseHolder } from '../ground/ProcessIdentity';
 import type { ClaimToken, Leases } from '../store/Leases';
 import type { RunRow } from '../store/rows';
 import type { ResolvedQueue } from '../policies/FlowLimits';
-import type { QueueStore } from '../store/QueueStore';
-import type { WorkQueue } from '../store/WorkQueue';
+import type { NamedQueueClaims } from '../store/NamedQueueClaims';
+import type { RunClaims } from '../store/RunClaims';
 import type { FlowRegistry } from './execution/FlowRegistry';
 import { newClaimToken } from './execution/RunAcquirer';
 import type { RunOutcome } from './execution/RunOutcome';
@@ -30,7 +30,7 @@ export interface WorkerOptions {
 
 /** What a worker uses. */
 export interface WorkerDeps {
-  readonly queue: WorkQueue;
+  readonly queue: RunClaims;
   readonly leases: Leases;
   readonly self: LeaseHolder;
   readonly clock: Clock;
@@ -43,7 +43,7 @@ export interface WorkerDeps {
   readonly execute: (row: RunRow, claim: ClaimToken) => Promise<RunOutcome>;
   /** The named queues declared in this runtime, and where their claims go. */
   readonly flows: FlowRegistry;
-  readonly queues: QueueStore;
+  readonly queues: NamedQueueClaims;
   /** Time's work for these workflows: schedule ticks that came, runs past their deadline. */
   readonly tend: (workflows: string[]) => Promise<void>;
 }

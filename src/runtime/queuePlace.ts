@@ -1,7 +1,7 @@
 import { InvalidArgumentError } from '../errors/InvalidArgumentError';
 import { applyArgs } from '../model/ArgsFunction';
 import type { ResolvedQueue } from '../policies/FlowLimits';
-import type { QueuePlace } from '../store/QueuedRuns';
+import type { QueuePlace } from '../store/QueueAdmission';
 import type { FlowRegistry } from './execution/FlowRegistry';
 import type { WorkflowCall } from './execution/WorkflowCall';
 import type { StartCallOptions } from './StartCallOptions';

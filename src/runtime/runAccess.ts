@@ -1,4 +1,3 @@
-import { SignalStore } from '../store/SignalStore';
 import type { RunAccess } from './RunHandle';
 import type { RuntimeParts } from './RuntimeParts';
 
@@ -7,7 +6,7 @@ export function runAccess(parts: RuntimeParts): RunAccess {
   return {
     loadRun: (runId) => parts.store.loadRun(runId),
     history: (runId, page) => parts.queries.history(runId, page),
-    pendingSignals: (runId, name) => new SignalStore(parts.store).pending(runId, name),
+    pendingSignals: (runId, name) => parts.stores.signals.pending(runId, name),
     awaitRun: (runId) => parts.runs.awaitRun(runId),
   };
 }

@@ -2,11 +2,9 @@ import type { Codec } from '../codec/Codec';
 import type { Clock } from '../ground/Clock';
 import type { Lifecycle } from '../ground/Lifecycle';
 import type { Logger } from '../ground/Logger';
-import { RunCancellation } from '../store/RunCancellation';
-import { RunPruner } from '../store/RunPruner';
-import type { RunStore } from '../store/RunStore';
-import { ScheduleStore } from '../store/ScheduleStore';
-import type { StoreConnection } from '../store/StoreConnection';
+import type { RunCancellation } from '../store/RunCancellation';
+import type { RunPruner } from '../store/RunPruner';
+import type { Stores } from '../store/Stores';
 import type { Executions } from './execution/Executions';
 import type { FlowRegistry } from './execution/FlowRegistry';
 import type { RuntimeEvents } from './execution/RuntimeEvents';
@@ -23,8 +21,7 @@ export interface TimeParts {
 
 /** What the time parts are built from. */
 export interface TimePartsDeps {
-  readonly connection: StoreConnection;
-  readonly store: RunStore;
+  readonly stores: Stores;
   readonly codec: Codec;
   readonly clock: Clock;
   readonly lifecycle: Lifecycle;
@@ -33,18 +30,15 @@ export interface TimePartsDeps {
   readonly executions: Executions;
   /** The named queues: a tick of a workflow with `@Workflow({ queue })` waits in it. */
   readonly flows: FlowRegistry;
-  /** Who this runtime is on a lock (its lease process). */
-  readonly holder: string;
 }
 
 /** Builds the time parts of one runtime. */
 export function buildTimeParts(deps: TimePartsDeps): TimeParts {
-  const { connection, store, codec, clock, lifecycle, logger, events, executions } = deps;
-  const cancellation = new RunCancellation(connection, lifecycle);
-  const scheduleStore = new ScheduleStore(store);
-  const pruner = new RunPruner(store, deps.holder);
+  const { stores, codec, clock, logger, events, executions } = deps;
+  const { cancellation, schedules: scheduleStore, pruner } = stores;
   const timekeeper = new Timekeeper({
-    store,
+    store: stores.runs,
+    queueAdmission: stores.queueAdmission,
     schedules: scheduleStore,
     cancellation,
     codec,

@@ -1,5 +1,4 @@
-import type { RunStore } from './RunStore';
-import { numbered } from './statements';
+import type { Database } from './connection/Database';
 
 /** A run executing in a queue now. */
 export interface QueuedRunView {
@@ -35,7 +34,7 @@ const SHOWN_RUNS = 50;
 
 /** Reads the depth and the executing runs of every queue, and how each limiter stands. */
 export class FlowStats {
-  constructor(private readonly store: RunStore) {}
+  constructor(private readonly db: Database) {}
 
   async queues(): Promise<QueueStats[]> {
     const counts = await this.rows(
@@ -90,11 +89,7 @@ export class FlowStats {
   }
 
   private async rows(sql: string, params: unknown[] = []): Promise<Array<Record<string, unknown>>> {
-    const { records } = await this.store.exec(
-      'read queue depths',
-      numbered(sql, this.store.dialect === 'postgres'),
-      params,
-    );
+    const { records } = await this.db.exec('read queue depths', this.db.sql(sql), params);
     return records;
   }
 }

@@ -1,7 +1,7 @@
 import { InvalidArgumentError } from '../errors/InvalidArgumentError';
 import { toAttemptRow, toStepRow } from './rows';
-import type { RunHistory, RunStore } from './RunStore';
-import { numbered } from './statements';
+import type { Database } from './connection/Database';
+import type { RunHistory } from './RunStore';
 import {
   DEFAULT_HISTORY_PAGE,
   MAX_HISTORY_PAGE,
@@ -23,22 +23,20 @@ interface PageBounds {
  * the length of the history.
  */
 export async function readHistoryPage(
-  store: RunStore,
+  db: Database,
   runId: string,
   options: HistoryPageOptions,
 ): Promise<RunHistory> {
   const { from, limit, desc } = pageBounds(options);
-  const pg = store.dialect === 'postgres';
   const [cmp, dir] = desc ? ['<=', 'DESC'] : ['>=', 'ASC'];
   const seqsOf = (table: string, distinct: string): string =>
     `SELECT seq FROM (SELECT ${distinct}seq FROM ${table} WHERE run_id = ? AND seq ${cmp} ? ` +
     `ORDER BY seq ${dir} LIMIT ?)`;
-  const { records: seqRows } = await store.exec(
+  const { records: seqRows } = await db.exec(
     `read the history page of run "${runId}"`,
-    numbered(
+    db.sql(
       `${seqsOf('waymark_steps', '')} s UNION ${seqsOf('waymark_attempts', 'DISTINCT ')} a ` +
         `ORDER BY seq ${dir} LIMIT ?`,
-      pg,
     ),
     [runId, from, limit, runId, from, limit, limit],
   );
@@ -48,16 +46,15 @@ export async function readHistoryPage(
   const low = Math.min(...seqs);
   const high = Math.max(...seqs);
   // Every seq in [low, high] with a row is one of `seqs`: they are the first `limit` of them.
-  const { records } = await store.exec(
+  const { records } = await db.exec(
     `read the history page of run "${runId}"`,
-    numbered(
+    db.sql(
       "SELECT 'step' AS kind, seq, name, status, output, attempts, started_at, finished_at, idempotency_key, " +
         '0 AS attempt ' +
         'FROM waymark_steps WHERE run_id = ? AND seq >= ? AND seq <= ? ' +
         "UNION ALL SELECT 'attempt' AS kind, seq, name, status, error AS output, 0 AS attempts, " +
         'failed_at AS started_at, next_at AS finished_at, idempotency_key, attempt FROM waymark_attempts ' +
         'WHERE run_id = ? AND seq >= ? AND seq <= ? ORDER BY seq, attempt',
-      pg,
     ),
     [runId, low, high, runId, low, high],
   );

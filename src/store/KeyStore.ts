@@ -1,6 +1,5 @@
-import { isDuplicateKey } from './Dialect';
-import type { RunStore } from './RunStore';
-import { numbered } from './statements';
+import { isDuplicateKey } from './connection/Dialect';
+import type { Database } from './connection/Database';
 
 /** A global idempotency key: which run's step holds it, and its result once completed. */
 export interface KeyRow {
@@ -20,7 +19,7 @@ const KEYS = 'waymark_idempotency_keys';
  * statement; pass a store bound to a transaction to make it part of one.
  */
 export class KeyStore {
-  constructor(private readonly store: RunStore) {}
+  constructor(private readonly db: Database) {}
 
   /** Takes `key` for `runId`/`seq`; false when someone holds it. */
   async insert(key: string, runId: string, seq: number, now: number): Promise<boolean> {
@@ -85,6 +84,6 @@ export class KeyStore {
   }
 
   private exec(operation: string, sql: string, params: unknown[]) {
-    return this.store.exec(operation, numbered(sql, this.store.dialect === 'postgres'), params);
+    return this.db.exec(operation, this.db.sql(sql), params);
   }
 }

@@ -1,9 +1,10 @@
 import { holderIsAlive, type LeaseHolder } from '../ground/ProcessIdentity';
-import type { DialectName } from './Dialect';
+import type { DialectName } from './connection/Dialect';
 import { toRunRow, type RunRow } from './rows';
+import type { Database } from './connection/Database';
 import type { RunStore } from './RunStore';
 import { serverNowSql, serverTimeAfterSql } from './serverClock';
-import { numbered, runColumns } from './statements';
+import { runColumns } from './statements';
 
 /** What a run's lease says about who holds it. */
 export type LeaseView = Pick<
@@ -96,8 +97,11 @@ export function claimParams(
 export class Leases {
   private readonly lease: LeaseSql;
 
-  constructor(private readonly store: RunStore) {
-    this.lease = leaseSql(store.dialect);
+  constructor(
+    private readonly db: Database,
+    private readonly runs: RunStore,
+  ) {
+    this.lease = leaseSql(db.dialect);
   }
 
   /**
@@ -112,14 +116,14 @@ export class Leases {
     leaseMs: number,
     now: number,
   ): Promise<ClaimToken | undefined> {
-    const { affected } = await this.store.exec(
+    const { affected } = await this.db.exec(
       `claim run "${row.id}"`,
-      this.sql(`UPDATE waymark_runs SET ${this.lease.claimSet} WHERE id = ? AND epoch = ?`),
+      this.db.sql(`UPDATE waymark_runs SET ${this.lease.claimSet} WHERE id = ? AND epoch = ?`),
       [...claimParams(holder, token, leaseMs, now), row.id, row.epoch],
     );
     const claimed = { runId: row.id, epoch: row.epoch + 1, token };
     if (affected === 1) return claimed;
-    const current = await this.store.loadRun(row.id);
+    const current = await this.runs.loadRun(row.id);
     return current?.claimToken === token && current.epoch === claimed.epoch ? claimed : undefined;
   }
 
@@ -131,10 +135,10 @@ export class Leases {
     if (claims.length === 0) return;
     const ids = claims.map((c) => c.runId);
     const tokens = [...new Set(claims.map((c) => c.token))];
-    await this.store.exec(
+    await this.db.exec(
       'renew run leases',
-      this.sql(
-        `UPDATE waymark_runs SET lease_expires_at = ${serverTimeAfterSql(this.store.dialect)}, ` +
+      this.db.sql(
+        `UPDATE waymark_runs SET lease_expires_at = ${serverTimeAfterSql(this.db.dialect)}, ` +
           "updated_at = ? WHERE status = 'running' " +
           `AND id IN (${marks(ids.length)}) AND claim_token IN (${marks(tokens.length)})`,
       ),
@@ -147,10 +151,10 @@ export class Leases {
    * timers), and `running` runs that `self` may take over ({@link leaseLapsed}), oldest first.
    */
   async findRecoverable(self: LeaseHolder, now: number, limit: number): Promise<RunRow[]> {
-    const { records } = await this.store.exec(
+    const { records } = await this.db.exec(
       'find runs to recover',
-      this.sql(
-        `SELECT ${runColumns(this.store.dialect)} FROM waymark_runs ` +
+      this.db.sql(
+        `SELECT ${runColumns(this.db.dialect)} FROM waymark_runs ` +
           `WHERE ${this.lease.lapsed} OR ${DUE_SQL} OR ${CANDIDATE_SQL} ORDER BY created_at LIMIT ?`,
       ),
       [now, self.host, self.owner, limit],
@@ -165,19 +169,15 @@ export class Leases {
    * holder is gone, or their lease lapsed ({@link leaseLapsed}).
    */
   async findLapsedHere(self: LeaseHolder, limit: number): Promise<RunRow[]> {
-    const { records } = await this.store.exec(
+    const { records } = await this.db.exec(
       'find lapsed runs held on this host',
-      this.sql(
-        `SELECT ${runColumns(this.store.dialect)} FROM waymark_runs WHERE ${CANDIDATE_SQL} ` +
+      this.db.sql(
+        `SELECT ${runColumns(this.db.dialect)} FROM waymark_runs WHERE ${CANDIDATE_SQL} ` +
           'ORDER BY created_at LIMIT ?',
       ),
       [self.host, self.owner, limit],
     );
     return records.map(toRunRow).filter((row) => leaseLapsed(row, self));
-  }
-
-  private sql(text: string): string {
-    return numbered(text, this.store.dialect === 'postgres');
   }
 }
 

@@ -1,8 +1,7 @@
 import type { ResolvedLimiter } from '../policies/FlowLimits';
-import { QueueLocks } from './QueueLocks';
-import type { RunStore } from './RunStore';
+import { FlowLocks } from './FlowLocks';
+import type { Database } from './connection/Database';
 import { serverNowSql, serverTimeAfterSql } from './serverClock';
-import { numbered } from './statements';
 
 /**
  * One slot to take: its id, for which run, when (the runtime's clock, which rate limits count
@@ -29,13 +28,13 @@ const BUSY_RETRY_MS = 50;
  * than `rateLimit.limit` were taken within the period. Slots older than the period are deleted as new ones are taken.
  */
 export class LimiterSlots {
-  constructor(private readonly store: RunStore) {}
+  constructor(private readonly db: Database) {}
 
   async take(limiter: ResolvedLimiter, slot: SlotRequest): Promise<SlotAnswer> {
-    return this.store.transaction(
+    return this.db.transaction(
       `take a slot of limiter "${limiter.name}"`,
       async (tx) => {
-        const locks = new QueueLocks(tx);
+        const locks = new FlowLocks(tx);
         await locks.lock('limiter', limiter.name, slot.now);
         // Run again after a COMMIT whose answer was lost: the slot may be taken already.
         if (await this.holds(tx, slot.id)) return { taken: true };
@@ -45,7 +44,7 @@ export class LimiterSlots {
         const keepMs = limiter.rateLimit?.periodMs ?? 0;
         await tx.exec(
           'forget old limiter slots',
-          this.sql(
+          this.db.sql(
             'DELETE FROM waymark_limiter_slots WHERE limiter = ? AND acquired_at <= ? ' +
               `AND (released_at IS NOT NULL OR expires_at <= ${this.serverNow()})`,
           ),
@@ -55,7 +54,7 @@ export class LimiterSlots {
         if (busy !== undefined) return { taken: false, retryAt: busy };
         await tx.exec(
           'take a limiter slot',
-          this.sql(
+          this.db.sql(
             'INSERT INTO waymark_limiter_slots (id, limiter, run_id, acquired_at, expires_at, released_at) ' +
               `VALUES (?, ?, ?, ?, ${serverTimeAfterSql(tx.dialect)}, NULL)`,
           ),
@@ -70,10 +69,10 @@ export class LimiterSlots {
   /** Extends held slots (their attempts still run) to `leaseMs` from now on the server's clock. */
   async renew(ids: readonly string[], leaseMs: number): Promise<void> {
     if (ids.length === 0) return;
-    await this.store.exec(
+    await this.db.exec(
       'renew limiter slots',
-      this.sql(
-        `UPDATE waymark_limiter_slots SET expires_at = ${serverTimeAfterSql(this.store.dialect)} ` +
+      this.db.sql(
+        `UPDATE waymark_limiter_slots SET expires_at = ${serverTimeAfterSql(this.db.dialect)} ` +
           `WHERE released_at IS NULL AND id IN (${ids.map(() => '?').join(', ')})`,
       ),
       [leaseMs, ...ids],
@@ -81,22 +80,24 @@ export class LimiterSlots {
   }
 
   async release(id: string, now: number): Promise<void> {
-    await this.store.exec(
+    await this.db.exec(
       'release a limiter slot',
-      this.sql('UPDATE waymark_limiter_slots SET released_at = ? WHERE id = ?'),
+      this.db.sql('UPDATE waymark_limiter_slots SET released_at = ? WHERE id = ?'),
       [now, id],
     );
   }
 
   /** Pauses every step under the limiter, in every worker, until `until`. */
   pause(name: string, until: number, now: number): Promise<void> {
-    return new QueueLocks(this.store).pause('limiter', name, until, now);
+    return new FlowLocks(this.db).pause('limiter', name, until, now);
   }
 
-  private async holds(tx: RunStore, id: string): Promise<boolean> {
+  private async holds(tx: Database, id: string): Promise<boolean> {
     const { records } = await tx.exec(
       'look for this limiter slot',
-      this.sql('SELECT 1 AS held FROM waymark_limiter_slots WHERE id = ? AND released_at IS NULL'),
+      this.db.sql(
+        'SELECT 1 AS held FROM waymark_limiter_slots WHERE id = ? AND released_at IS NULL',
+      ),
       [id],
     );
     return records.length > 0;
@@ -104,14 +105,14 @@ export class LimiterSlots {
 
   /** When the limiter is full: the earliest time a slot may be free; undefined when one is. */
   private async busy(
-    tx: RunStore,
+    tx: Database,
     limiter: ResolvedLimiter,
     now: number,
   ): Promise<number | undefined> {
     if (limiter.concurrency !== undefined) {
       const { records } = await tx.exec(
         'count held limiter slots',
-        this.sql(
+        this.db.sql(
           'SELECT COUNT(*) AS n FROM waymark_limiter_slots WHERE limiter = ? AND released_at IS NULL ' +
             `AND expires_at > ${this.serverNow()}`,
         ),
@@ -124,7 +125,7 @@ export class LimiterSlots {
       const { periodMs, limit } = limiter.rateLimit;
       const { records } = await tx.exec(
         'count recent limiter slots',
-        this.sql(
+        this.db.sql(
           'SELECT COUNT(*) AS n, MIN(acquired_at) AS first FROM waymark_limiter_slots WHERE limiter = ? AND acquired_at > ?',
         ),
         [limiter.name, now - periodMs],
@@ -136,10 +137,6 @@ export class LimiterSlots {
   }
 
   private serverNow(): string {
-    return serverNowSql(this.store.dialect);
-  }
-
-  private sql(text: string): string {
-    return numbered(text, this.store.dialect === 'postgres');
+    return serverNowSql(this.db.dialect);
   }
 }

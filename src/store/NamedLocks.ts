@@ -1,7 +1,6 @@
-import { isDuplicateKey } from './Dialect';
-import type { RunStore } from './RunStore';
+import { isDuplicateKey } from './connection/Dialect';
+import type { Database } from './connection/Database';
 import { serverNowSql, serverTimeAfterSql } from './serverClock';
-import { numbered } from './statements';
 
 /**
  * Named leases in `waymark_locks`: at most one holder per name at a time, across every
@@ -9,14 +8,14 @@ import { numbered } from './statements';
  * frees it then).
  */
 export class NamedLocks {
-  constructor(private readonly store: RunStore) {}
+  constructor(private readonly db: Database) {}
 
   /**
    * Takes or extends the lease `name` for `holder`, for `leaseMs` from now; false if another
    * holds it. A retry that finds its own first try stored takes it again through the update.
    */
   async acquire(name: string, holder: string, leaseMs: number): Promise<boolean> {
-    const { dialect } = this.store;
+    const { dialect } = this.db;
     const until = serverTimeAfterSql(dialect);
     try {
       await this.exec(
@@ -47,6 +46,6 @@ export class NamedLocks {
   }
 
   private exec(operation: string, sql: string, params: unknown[]) {
-    return this.store.exec(operation, numbered(sql, this.store.dialect === 'postgres'), params);
+    return this.db.exec(operation, this.db.sql(sql), params);
   }
 }

@@ -2,8 +2,7 @@ import { InvalidRunStateError } from '../errors/InvalidRunStateError';
 import { RunNotFoundError } from '../errors/RunNotFoundError';
 import type { Lifecycle } from '../ground/Lifecycle';
 import { assertRunId } from '../model/identifiers';
-import { numbered } from './statements';
-import type { StoreConnection } from './StoreConnection';
+import type { Database } from './connection/Database';
 
 const ACTIVE = "('pending', 'running', 'waiting', 'needs_attention')";
 
@@ -25,7 +24,7 @@ export interface OverdueRun {
  */
 export class RunCancellation {
   constructor(
-    private readonly connection: StoreConnection,
+    private readonly db: Database,
     private readonly lifecycle: Lifecycle,
   ) {}
 
@@ -33,7 +32,7 @@ export class RunCancellation {
   async cancel(runId: string, error: string, now: number): Promise<string[]> {
     assertRunId(runId, 'cancel(): runId');
     return this.transaction(`cancel run "${runId}"`, async (sql) => {
-      const lock = this.connection.dialect === 'sqlite' ? '' : ' FOR UPDATE';
+      const lock = this.db.dialect === 'sqlite' ? '' : ' FOR UPDATE';
       const [run] = (await sql(`SELECT status FROM waymark_runs WHERE id = ?${lock}`, [
         runId,
       ])) as Array<{ status: string }>;
@@ -71,12 +70,11 @@ export class RunCancellation {
    * `startBy` time (never claimed: epoch 1), at most `limit`.
    */
   async overdue(now: number, limit: number): Promise<OverdueRun[]> {
-    const sql = numbered(
+    const sql = this.db.sql(
       `SELECT id, deadline_at, start_by FROM waymark_runs WHERE (deadline_at < ? AND status IN ${ACTIVE}) ` +
         "OR (start_by < ? AND epoch = 1 AND status IN ('pending', 'waiting')) LIMIT ?",
-      this.connection.dialect === 'postgres',
     );
-    const { records } = await this.connection.exec('find overdue runs', sql, [now, now, limit]);
+    const { records } = await this.db.exec('find overdue runs', sql, [now, now, limit]);
     return records.map((r) => {
       const deadline = r.deadline_at === null ? null : Number(r.deadline_at);
       const pastDeadline = deadline !== null && deadline < now;
@@ -90,10 +88,9 @@ export class RunCancellation {
 
   private async transaction<T>(operation: string, work: (sql: Sql) => Promise<T>): Promise<T> {
     this.lifecycle.assertOpen(operation);
-    const pg = this.connection.dialect === 'postgres';
-    return this.connection.transaction(
+    return this.db.transaction(
       operation,
-      (_tx, manager) => work((text, params) => manager.query(numbered(text, pg), params)),
+      (_tx, manager) => work((text, params) => manager.query(this.db.sql(text), params)),
       { retry: true },
     );
   }

@@ -1,14 +1,13 @@
 import type { EntityManager } from 'typeorm';
 import { InvalidRunStateError } from '../errors/InvalidRunStateError';
 import { RunConflictError } from '../errors/RunConflictError';
-import { isDuplicateKey } from './Dialect';
+import { isDuplicateKey } from './connection/Dialect';
 import { RunNotFoundError } from '../errors/RunNotFoundError';
 import type { Lifecycle } from '../ground/Lifecycle';
 import type { LeaseHolder } from '../ground/ProcessIdentity';
-import { dialectOf, type DialectName } from './Dialect';
+import type { DialectName } from './connection/Dialect';
 import { serverTimeAfterSql } from './serverClock';
-import { numbered } from './statements';
-import type { StoreConnection } from './StoreConnection';
+import type { Database } from './connection/Database';
 import { toAttemptRow, toRunRow, toStepRow, type RunRow } from './rows';
 import { assertRunId } from '../model/identifiers';
 
@@ -33,10 +32,10 @@ export class RunControl {
   private readonly dialect: DialectName;
 
   constructor(
-    private readonly connection: StoreConnection,
+    private readonly db: Database,
     private readonly lifecycle: Lifecycle,
   ) {
-    this.dialect = dialectOf(connection.dataSource);
+    this.dialect = db.dialect;
   }
 
   /**
@@ -266,8 +265,8 @@ export class RunControl {
    */
   private async transaction<T>(operation: string, work: (sql: Sql) => Promise<T>): Promise<T> {
     this.lifecycle.assertOpen(operation);
-    return this.connection.transaction(operation, (_tx, manager: EntityManager) =>
-      work((text, params) => manager.query(numbered(text, this.dialect === 'postgres'), params)),
+    return this.db.transaction(operation, (_tx, manager: EntityManager) =>
+      work((text, params) => manager.query(this.db.sql(text), params)),
     );
   }
 }

@@ -1,6 +1,5 @@
 import { NamedLocks } from './NamedLocks';
-import type { RunStore } from './RunStore';
-import { numbered } from './statements';
+import type { Database } from './connection/Database';
 
 /** Which ended runs to delete. */
 export interface PruneRequest {
@@ -32,10 +31,10 @@ export class RunPruner {
   private readonly locks: NamedLocks;
 
   constructor(
-    private readonly store: RunStore,
+    private readonly db: Database,
     private readonly holder: string,
   ) {
-    this.locks = new NamedLocks(store);
+    this.locks = new NamedLocks(db);
   }
 
   async prune(request: PruneRequest): Promise<PruneResult> {
@@ -57,17 +56,15 @@ export class RunPruner {
   }
 
   private deleteBatch(request: PruneRequest): Promise<number> {
-    const pg = this.store.dialect === 'postgres';
     const list = (n: number) => Array(n).fill('?').join(', ');
     const workflows = request.workflows ?? [];
     const byWorkflow = workflows.length > 0 ? ` AND workflow IN (${list(workflows.length)})` : '';
-    return this.store.transaction('prune ended runs', async (tx) => {
+    return this.db.transaction('prune ended runs', async (tx) => {
       const { records } = await tx.exec(
         'find runs to prune',
-        numbered(
+        tx.sql(
           `SELECT id FROM waymark_runs WHERE status IN (${list(request.statuses.length)}) ` +
             `AND updated_at < ?${byWorkflow} ORDER BY updated_at LIMIT ?`,
-          pg,
         ),
         [...request.statuses, request.before, ...workflows, request.batchSize],
       );
@@ -83,7 +80,7 @@ export class RunPruner {
       ]) {
         await tx.exec(
           `prune ${table}`,
-          numbered(`DELETE FROM ${table} WHERE ${column} IN (${list(ids.length)})`, pg),
+          tx.sql(`DELETE FROM ${table} WHERE ${column} IN (${list(ids.length)})`),
           ids,
         );
       }

@@ -3,11 +3,11 @@ import { RunNotFoundError } from '../errors/RunNotFoundError';
 import { readHistoryPage } from './HistoryPages';
 import { type HistoryPageOptions } from '../model/HistoryPage';
 import { assertRunId, assertText, MAX_RUN_ID_LENGTH } from '../model/identifiers';
-import { numbered } from './statements';
 import { decodeCursor, encodeCursor } from './RunCursor';
 import { toRunRow, type RunRow } from './rows';
 import { RUN_STATUSES, type RunStatus } from '../model/RunStatus';
 import type { ListRunsOptions, RunPage, RunSummary, StepRecord } from '../model/RunRecords';
+import type { Database } from './connection/Database';
 import type { RunHistory, RunStore } from './RunStore';
 import { storedValue, valueCharsOption } from '../model/StoredValue';
 
@@ -21,7 +21,8 @@ export type DecodeValue = (text: string, path: string) => unknown;
 /** Read-only queries for operators: listing runs and reading a history. */
 export class RunQueries {
   constructor(
-    private readonly store: RunStore,
+    private readonly db: Database,
+    private readonly runs: RunStore,
     private readonly decode: DecodeValue,
   ) {}
 
@@ -34,8 +35,8 @@ export class RunQueries {
   async history(runId: string, page?: HistoryPageOptions): Promise<StepRecord[]> {
     assertRunId(runId, 'history(): runId');
     const [run, history] = await Promise.all([
-      this.store.loadRun(runId),
-      page === undefined ? this.store.loadHistory(runId) : readHistoryPage(this.store, runId, page),
+      this.runs.loadRun(runId),
+      page === undefined ? this.runs.loadHistory(runId) : readHistoryPage(this.db, runId, page),
     ]);
     if (!run) throw new RunNotFoundError(runId);
     const valueChars = valueCharsOption(page?.valueChars, 'history(): valueChars');
@@ -126,11 +127,7 @@ export class RunQueries {
       (where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '') +
       ' ORDER BY created_at DESC, id DESC LIMIT ?';
     params.push(limit + 1);
-    const { records } = await this.store.exec(
-      'list runs',
-      numbered(sql, this.store.dialect === 'postgres'),
-      params,
-    );
+    const { records } = await this.db.exec('list runs', this.db.sql(sql), params);
     const rows = records.map((raw: Record<string, unknown>) =>
       toRunRow({ ...raw, args: '', result: null, error: null, epoch: 0 }),
     );

@@ -1,6 +1,6 @@
-import type { DataSource, EntityManager } from 'typeorm';
 import { LeaseLostError } from '../errors/LeaseLostError';
-import { isDuplicateKey, isMissingReference, type DialectName } from './Dialect';
+import type { Database } from './connection/Database';
+import { isDuplicateKey, isMissingReference } from './connection/Dialect';
 import {
   toAttemptRow,
   toRunRow,
@@ -11,8 +11,7 @@ import {
 } from './rows';
 import type { RunStatus } from '../model/RunStatus';
 import { runInsertParams, statementsFor, type Statements } from './statements';
-import type { DirectResult } from './DirectDriver';
-import type { StoreConnection, TransactionOptions } from './StoreConnection';
+import type { DirectResult } from './connection/DirectDriver';
 
 /** A run's stored history: step outcomes and failed attempts, each in sequence order. */
 export interface RunHistory {
@@ -32,20 +31,14 @@ export interface RunFinish {
 /**
  * The one place run and step rows are read and written. Every write of a run's progress
  * is conditional on the run's epoch, so a process that lost the run writes nothing.
- * Each method is one round trip; a dead runtime's store refuses all work.
+ * Each method is one round trip; a dead runtime's store refuses all work. Bound to a
+ * transaction's {@link Database}, its writes are that transaction's.
  */
 export class RunStore {
-  readonly dialect: DialectName;
   private readonly sql: Statements;
 
-  constructor(private readonly db: StoreConnection) {
-    this.dialect = db.dialect;
-    this.sql = statementsFor(this.dialect);
-  }
-
-  /** The TypeORM DataSource runs are stored in. */
-  get dataSource(): DataSource {
-    return this.db.dataSource;
+  constructor(private readonly db: Database) {
+    this.sql = statementsFor(db.dialect);
   }
 
   /**
@@ -115,7 +108,7 @@ export class RunStore {
       (error: unknown) => {
         if (isMissingReference(error)) throw new LeaseLostError(step.runId, epoch);
         if (!isDuplicateKey(error)) throw error;
-        if (this.dialect !== 'mysql') return 'duplicate' as const;
+        if (this.db.dialect !== 'mysql') return 'duplicate' as const;
         // MySQL checks the key before the fence: a process that lost the run must not take
         // the new holder's outcome for its own and run on to its next step.
         return this.holds(step.runId, epoch).then((held) => {
@@ -242,22 +235,6 @@ export class RunStore {
     throw new LeaseLostError(step.runId, epoch);
   }
 
-  /**
-   * Runs `work` in one database transaction, with a store bound to it (and the
-   * transaction's EntityManager, for a transactional step's own writes).
-   */
-  async transaction<T>(
-    operation: string,
-    work: (tx: RunStore, manager: EntityManager) => Promise<T>,
-    options: TransactionOptions<T> = {},
-  ): Promise<T> {
-    return this.db.transaction(
-      operation,
-      (tx, manager) => work(new RunStore(tx), manager),
-      options,
-    );
-  }
-
   /** A write whose retry after a lost connection may find its own first attempt stored. */
   private async execAllowingDuplicate(
     operation: string,
@@ -273,7 +250,7 @@ export class RunStore {
   }
 
   /** Runs one statement (retried through outages); driver failures name the operation. */
-  exec(operation: string, sql: string, params: unknown[]): Promise<DirectResult> {
+  private exec(operation: string, sql: string, params: unknown[]): Promise<DirectResult> {
     return this.db.exec(operation, sql, params);
   }
 }

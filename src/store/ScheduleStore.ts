@@ -1,6 +1,5 @@
-import { isDuplicateKey } from './Dialect';
-import type { RunStore } from './RunStore';
-import { numbered } from './statements';
+import { isDuplicateKey } from './connection/Dialect';
+import type { Database } from './connection/Database';
 
 /** A stored schedule. Times are epoch milliseconds. */
 export interface ScheduleRow {
@@ -28,7 +27,7 @@ const COLUMNS =
  * workers look, and whichever of them dies halfway, each tick has exactly one run.
  */
 export class ScheduleStore {
-  constructor(private readonly store: RunStore) {}
+  constructor(private readonly db: Database) {}
 
   /**
    * Creates the schedule, or redefines the stored one. A definition equal to the stored one
@@ -143,7 +142,7 @@ export class ScheduleStore {
   }
 
   private exec(operation: string, sql: string, params: unknown[]) {
-    return this.store.exec(operation, numbered(sql, this.store.dialect === 'postgres'), params);
+    return this.db.exec(operation, this.db.sql(sql), params);
   }
 }
 

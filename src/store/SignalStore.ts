@@ -3,16 +3,24 @@ import { RunFinishedError } from '../errors/RunFinishedError';
 import { RunNotFoundError } from '../errors/RunNotFoundError';
 import type { StepRow } from './rows';
 import { isTerminalStatus, type RunStatus } from '../model/RunStatus';
-import type { RunStore } from './RunStore';
-import { numbered } from './statements';
+import type { Database } from './connection/Database';
+import { RunStore } from './RunStore';
 import { assertRunId, assertSignalName } from '../model/identifiers';
-import { assertToolCallAwaited, type LockedRun } from '../model/toolApprovalSignals';
+import type { LockedRun } from '../model/toolApprovalSignals';
 
 /** A signal sent to a run that no wait has taken yet. */
 export interface PendingSignal {
   name: string;
   sentAt: Date;
 }
+
+/**
+ * A rule a signal must pass before it is stored, given the run as the signal's transaction
+ * locked it; it throws to refuse the signal. The store knows no convention of its own: the
+ * runtime hands in the rules (such as `waymark/ai`'s, that `approve:<toolCallId>` answers only
+ * the tool call the run waits for).
+ */
+export type SignalRule = (runId: string, name: string, run: LockedRun) => void;
 
 /** The most pending signals {@link SignalStore.pending} reads. */
 const MAX_PENDING = 100;
@@ -23,28 +31,31 @@ const MAX_PENDING = 100;
  * exactly one wait, recorded as that wait's outcome in the same transaction.
  */
 export class SignalStore {
-  constructor(private readonly store: RunStore) {}
+  constructor(
+    private readonly db: Database,
+    private readonly admit: SignalRule,
+  ) {}
 
   /** Stores a signal for `runId` and wakes the run if it waits for this signal. */
   async send(runId: string, name: string, payload: string, now: number): Promise<void> {
     assertRunId(runId, 'signal(): runId');
     assertSignalName(name, 'signal(): name');
-    await this.store.transaction(`signal run "${runId}"`, async (tx) => {
+    await this.db.transaction(`signal run "${runId}"`, async (tx) => {
       const run = await this.lockRun(tx, runId);
       if (!run) throw new RunNotFoundError(runId);
       if (isTerminalStatus(run.status))
         throw new RunFinishedError(runId, run.status, `signal "${name}" to`);
-      assertToolCallAwaited(runId, name, run);
+      this.admit(runId, name, run);
       await tx.exec(
         'store a signal',
-        this.sql(
+        this.db.sql(
           'INSERT INTO waymark_signals (run_id, name, payload, consumed_seq, created_at) VALUES (?, ?, ?, NULL, ?)',
         ),
         [runId, name, payload, now],
       );
       await tx.exec(
         'wake the run',
-        this.sql(
+        this.db.sql(
           "UPDATE waymark_runs SET wake_at = ?, updated_at = ? WHERE id = ? AND status = 'waiting' AND waiting_for = ?",
         ),
         [now, now, runId, `signal:${name}`],
@@ -59,9 +70,9 @@ export class SignalStore {
   async pending(runId: string, name?: string): Promise<PendingSignal[]> {
     assertRunId(runId, 'pendingSignals(): runId');
     if (name !== undefined) assertSignalName(name, 'pendingSignals(): name');
-    const { records } = await this.store.exec(
+    const { records } = await this.db.exec(
       `read the pending signals of run "${runId}"`,
-      this.sql(
+      this.db.sql(
         'SELECT name, created_at FROM waymark_signals WHERE run_id = ? AND consumed_seq IS NULL' +
           `${name === undefined ? '' : ' AND name = ?'} ORDER BY id LIMIT ${MAX_PENDING}`,
       ),
@@ -83,16 +94,17 @@ export class SignalStore {
     epoch: number,
     overIntent: boolean,
   ): Promise<string | undefined> {
-    return this.store.transaction(
+    return this.db.transaction(
       `take signal "${name}" for run "${row.runId}"`,
       async (tx) => {
         // Repeated after a lost connection: the first try may have taken one already.
-        const taken = await tx.loadStep(row.runId, row.seq);
+        const runs = new RunStore(tx);
+        const taken = await runs.loadStep(row.runId, row.seq);
         if (taken?.status === 'completed') return taken.output ?? '';
         const [signal] = (
           await tx.exec(
             'find a signal',
-            this.sql(
+            this.db.sql(
               'SELECT id, payload FROM waymark_signals WHERE run_id = ? AND name = ? AND consumed_seq IS NULL ' +
                 `ORDER BY id LIMIT 1${this.forUpdate}`,
             ),
@@ -102,12 +114,12 @@ export class SignalStore {
         if (!signal) return undefined;
         await tx.exec(
           'consume a signal',
-          this.sql('UPDATE waymark_signals SET consumed_seq = ? WHERE id = ?'),
+          this.db.sql('UPDATE waymark_signals SET consumed_seq = ? WHERE id = ?'),
           [row.seq, Number(signal.id)],
         );
         const outcome: StepRow = { ...row, status: 'completed', output: signal.payload };
-        if (overIntent) await tx.completeIntent(outcome, epoch);
-        else if ((await tx.insertStep(outcome, epoch)) === 'duplicate')
+        if (overIntent) await runs.completeIntent(outcome, epoch);
+        else if ((await runs.insertStep(outcome, epoch)) === 'duplicate')
           throw new LeaseLostError(row.runId, epoch);
         return signal.payload;
       },
@@ -128,31 +140,34 @@ export class SignalStore {
     deadline: number | null,
     now: number,
   ): Promise<boolean> {
-    return this.store.transaction(
+    return this.db.transaction(
       `suspend run "${runId}"`,
       async (tx) => {
         const run = await this.lockRun(tx, runId);
         if (!run || run.epoch !== epoch) throw new LeaseLostError(runId, epoch);
         const { records } = await tx.exec(
           'look for a signal',
-          this.sql(
+          this.db.sql(
             `SELECT id FROM waymark_signals WHERE run_id = ? AND name = ? AND consumed_seq IS NULL LIMIT 1${this.forUpdate}`,
           ),
           [runId, name],
         );
         if (records.length > 0) return false;
-        if (intent) await tx.insertStep(intent, epoch);
-        await tx.suspendRun(runId, epoch, deadline, `signal:${name}`, now);
+        const runs = new RunStore(tx);
+        if (intent) await runs.insertStep(intent, epoch);
+        await runs.suspendRun(runId, epoch, deadline, `signal:${name}`, now);
         return true;
       },
       { retry: true },
     );
   }
 
-  private async lockRun(tx: RunStore, runId: string): Promise<LockedRun | undefined> {
+  private async lockRun(tx: Database, runId: string): Promise<LockedRun | undefined> {
     const { records } = await tx.exec(
       `lock run "${runId}"`,
-      this.sql(`SELECT status, epoch, waiting_for FROM waymark_runs WHERE id = ?${this.forUpdate}`),
+      this.db.sql(
+        `SELECT status, epoch, waiting_for FROM waymark_runs WHERE id = ?${this.forUpdate}`,
+      ),
       [runId],
     );
     const raw = records[0] as
@@ -163,10 +178,6 @@ export class SignalStore {
   }
 
   private get forUpdate(): string {
-    return this.store.dialect === 'sqlite' ? '' : ' FOR UPDATE';
-  }
-
-  private sql(text: string): string {
-    return numbered(text, this.store.dialect === 'postgres');
+    return this.db.dialect === 'sqlite' ? '' : ' FOR UPDATE';
   }
 }

@@ -1,8 +1,7 @@
 import { LeaseLostError } from '../errors/LeaseLostError';
-import { isDuplicateKey } from './Dialect';
+import { isDuplicateKey } from './connection/Dialect';
 import type { RunStatus } from '../model/RunStatus';
-import type { RunStore } from './RunStore';
-import { numbered } from './statements';
+import type { Database } from './connection/Database';
 import type { StreamSummary } from '../model/StreamSummary';
 
 /** One stored batch of a stream: the chunks at offsets `firstOffset` to `firstOffset + count - 1`. */
@@ -43,7 +42,7 @@ const TYPED_VALUES =
 
 /** The one place stream batches are read and written. */
 export class StreamStore {
-  constructor(private readonly store: RunStore) {}
+  constructor(private readonly db: Database) {}
 
   /**
    * Appends batches in one statement, fenced like a step's checkpoint: only while the run is
@@ -54,7 +53,7 @@ export class StreamStore {
    */
   async append(rows: readonly StreamBatchRow[], epoch: number): Promise<'ok' | 'duplicate'> {
     const first = rows[0];
-    const pg = this.store.dialect === 'postgres';
+    const pg = this.db.dialect === 'postgres';
     const values = (r: StreamBatchRow): unknown[] => [
       r.runId,
       r.stream,
@@ -81,9 +80,9 @@ export class StreamStore {
       : rows.flatMap((r) => [...values(r), first.runId, epoch]);
     let affected: number | undefined;
     try {
-      ({ affected } = await this.store.exec(
+      ({ affected } = await this.db.exec(
         `append to stream "${first.stream}" of run "${first.runId}"`,
-        this.sql(sql),
+        this.db.sql(sql),
         params,
       ));
     } catch (error) {
@@ -100,9 +99,9 @@ export class StreamStore {
    * the run's epoch can write there, and the offset was free when it read the tail.
    */
   private async landed(row: StreamBatchRow): Promise<boolean> {
-    const { records } = await this.store.exec(
+    const { records } = await this.db.exec(
       `read stream "${row.stream}" of run "${row.runId}" at ${row.firstOffset}`,
-      this.sql(
+      this.db.sql(
         'SELECT chunk_count, chunks, restart, step_seq FROM waymark_stream_chunks ' +
           'WHERE run_id = ? AND stream = ? AND first_offset = ?',
       ),
@@ -120,9 +119,9 @@ export class StreamStore {
 
   /** The stream's next offset, whether it is closed, and the steps that wrote to it. */
   async tail(runId: string, stream: string): Promise<StreamTail> {
-    const { records } = await this.store.exec(
+    const { records } = await this.db.exec(
       `read the end of stream "${stream}" of run "${runId}"`,
-      this.sql(
+      this.db.sql(
         'SELECT step_seq, MAX(first_offset + chunk_count) AS next_offset, MAX(closed) AS closed ' +
           'FROM waymark_stream_chunks WHERE run_id = ? AND stream = ? GROUP BY step_seq',
       ),
@@ -146,9 +145,9 @@ export class StreamStore {
     from: number,
     limit: number,
   ): Promise<StreamBatchRow[]> {
-    const { records } = await this.store.exec(
+    const { records } = await this.db.exec(
       `read stream "${stream}" of run "${runId}"`,
-      this.sql(
+      this.db.sql(
         `SELECT ${COLUMNS} FROM waymark_stream_chunks WHERE run_id = ? AND stream = ? ` +
           'AND first_offset > ? AND first_offset + chunk_count > ? ORDER BY first_offset LIMIT ?',
       ),
@@ -159,9 +158,9 @@ export class StreamStore {
 
   /** The streams a run wrote to, by name. */
   async list(runId: string): Promise<StreamSummary[]> {
-    const { records } = await this.store.exec(
+    const { records } = await this.db.exec(
       `list the streams of run "${runId}"`,
-      this.sql(
+      this.db.sql(
         'SELECT stream, MAX(first_offset + chunk_count) AS length, MAX(closed) AS closed ' +
           'FROM waymark_stream_chunks WHERE run_id = ? GROUP BY stream ORDER BY stream',
       ),
@@ -176,17 +175,13 @@ export class StreamStore {
 
   /** The run's status, or undefined when there is no such run. */
   async runStatus(runId: string): Promise<RunStatus | undefined> {
-    const { records } = await this.store.exec(
+    const { records } = await this.db.exec(
       `read the status of run "${runId}"`,
-      this.sql('SELECT status FROM waymark_runs WHERE id = ?'),
+      this.db.sql('SELECT status FROM waymark_runs WHERE id = ?'),
       [runId],
     );
     const raw = records[0] as { status: RunStatus } | undefined;
     return raw?.status;
-  }
-
-  private sql(text: string): string {
-    return numbered(text, this.store.dialect === 'postgres');
   }
 }
 

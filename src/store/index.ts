@@ -1,6 +1,6 @@
-export { dataSourceOptionsFromUrl } from './DatabaseUrl';
+export { dataSourceOptionsFromUrl } from './connection/url/DatabaseUrl';
 export { waymarkMigrations } from './migrations';
-export { Migrator, type MigratorOptions } from './Migrator';
+export { Migrator, type MigratorOptions } from './migrations/Migrator';
 export type { ListRunsOptions, RunPage, RunSummary, StepRecord } from '../model/RunRecords';
 export * from '../model/RunStatus';
 export type { PendingSignal } from './SignalStore';

@@ -1,4 +1,4 @@
-import type { DialectName } from './Dialect';
+import type { DialectName } from './connection/Dialect';
 
 /**
  * The database server's clock, in epoch milliseconds, as a SQL expression: the one clock

@@ -1,4 +1,5 @@
-import type { DialectName } from './Dialect';
+import type { DialectName } from './connection/Dialect';
+import { numbered } from './connection/placeholders';
 import type { RunRow } from './rows';
 import { serverNowSql, serverTimeAfterSql } from './serverClock';
 
@@ -36,15 +37,9 @@ const MYSQL_INSERT_STEP =
   'INSERT INTO waymark_steps (seq, name, status, output, attempts, started_at, finished_at, ' +
   'idempotency_key, fence_run_id, fence_epoch, run_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, fence_run_id)';
 
-/**
- * Every SQL statement on the hot path, written once with `?` placeholders and adapted to
- * the dialect (PostgreSQL numbers its placeholders and needs types for bare parameters).
- */
-export function statementsFor(dialect: DialectName) {
+/** The hot path's statements on run rows: create, read, finish, suspend, park, check the lease. */
+function runStatements(dialect: DialectName) {
   const pg = dialect === 'postgres';
-  const typed = (type: string): string => (pg ? `?::${type}` : '?');
-  // InnoDB already share-locks the rows an INSERT … SELECT reads; PostgreSQL must be asked.
-  const lockShared = pg ? ' FOR SHARE' : '';
   return {
     // The lease (tenth column) is given as a duration from now on the server's clock.
     insertRun: numbered(
@@ -58,6 +53,33 @@ export function statementsFor(dialect: DialectName) {
         `lease_expires_at = NULL, updated_at = ? WHERE id = ? AND epoch = ?`,
       pg,
     ),
+    // Whether `epoch` still holds the run: asked only when a fenced insert found its seq taken.
+    selectHeld: numbered('SELECT 1 AS held FROM waymark_runs WHERE id = ? AND epoch = ?', pg),
+    // Releases the run until `wake_at`: no owner, no lease, nothing of it held in memory.
+    suspendRun: numbered(
+      "UPDATE waymark_runs SET status = 'waiting', wake_at = ?, waiting_for = ?, owner = NULL, " +
+        'lease_expires_at = NULL, updated_at = ? WHERE id = ? AND epoch = ?',
+      pg,
+    ),
+    parkRun: numbered(
+      "UPDATE waymark_runs SET status = 'needs_attention', error = ?, parked_reason = ?, parked_seq = ?, " +
+        'owner = NULL, ' +
+        'lease_expires_at = NULL, updated_at = ? WHERE id = ? AND epoch = ?',
+      pg,
+    ),
+  };
+}
+
+/**
+ * The hot path's statements on step and attempt rows; every write is fenced by the run's
+ * epoch (PostgreSQL needs types for the bare parameters of an `INSERT … SELECT`).
+ */
+function stepStatements(dialect: DialectName) {
+  const pg = dialect === 'postgres';
+  const typed = (type: string): string => (pg ? `?::${type}` : '?');
+  // InnoDB already share-locks the rows an INSERT … SELECT reads; PostgreSQL must be asked.
+  const lockShared = pg ? ' FOR SHARE' : '';
+  return {
     // Steps and failed attempts in one query, so a resume costs one read for its history.
     selectHistory: numbered(
       `SELECT 'step' AS kind, ${STEP_COLUMNS}, 0 AS attempt FROM waymark_steps WHERE run_id = ? ` +
@@ -83,8 +105,6 @@ export function statementsFor(dialect: DialectName) {
               `FROM waymark_runs WHERE id = ? AND epoch = ?${lockShared}`,
             pg,
           ),
-    // Whether `epoch` still holds the run: asked only when a fenced insert found its seq taken.
-    selectHeld: numbered('SELECT 1 AS held FROM waymark_runs WHERE id = ? AND epoch = ?', pg),
     insertAttempt: numbered(
       'INSERT INTO waymark_attempts (run_id, seq, attempt, name, status, error, failed_at, next_at, ' +
         'idempotency_key) ' +
@@ -99,29 +119,25 @@ export function statementsFor(dialect: DialectName) {
         'AND EXISTS (SELECT 1 FROM waymark_runs WHERE id = ? AND epoch = ?)',
       pg,
     ),
-    // Releases the run until `wake_at`: no owner, no lease, nothing of it held in memory.
-    suspendRun: numbered(
-      "UPDATE waymark_runs SET status = 'waiting', wake_at = ?, waiting_for = ?, owner = NULL, " +
-        'lease_expires_at = NULL, updated_at = ? WHERE id = ? AND epoch = ?',
-      pg,
-    ),
-    parkRun: numbered(
-      "UPDATE waymark_runs SET status = 'needs_attention', error = ?, parked_reason = ?, parked_seq = ?, " +
-        'owner = NULL, ' +
-        'lease_expires_at = NULL, updated_at = ? WHERE id = ? AND epoch = ?',
-      pg,
-    ),
   };
 }
 
 /** SQL statements for one dialect. */
-export type Statements = ReturnType<typeof statementsFor>;
+export type Statements = ReturnType<typeof runStatements> & ReturnType<typeof stepStatements>;
 
-/** Rewrites `?` placeholders as `$1, $2, …` for PostgreSQL. */
-export function numbered(sql: string, pg: boolean): string {
-  if (!pg) return sql;
-  let n = 0;
-  return sql.replace(/\?/g, () => `$${++n}`);
+const built = new Map<DialectName, Statements>();
+
+/**
+ * Every SQL statement on the hot path, written once with `?` placeholders and adapted to
+ * the dialect; built once per dialect (a repository bound to a transaction reuses them).
+ */
+export function statementsFor(dialect: DialectName): Statements {
+  let statements = built.get(dialect);
+  if (!statements) {
+    statements = { ...runStatements(dialect), ...stepStatements(dialect) };
+    built.set(dialect, statements);
+  }
+  return statements;
 }
 
 /**

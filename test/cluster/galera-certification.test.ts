@@ -2,26 +2,26 @@ import { createConnection, type Connection } from 'mysql2/promise';
 import { DataSource } from 'typeorm';
 import { Lifecycle } from '../../src/ground/Lifecycle';
 import type { LeaseHolder } from '../../src/ground/ProcessIdentity';
-import { dataSourceOptionsFromUrl } from '../../src/store/DatabaseUrl';
+import { dataSourceOptionsFromUrl } from '../../src/store/connection/url/DatabaseUrl';
 import { Leases } from '../../src/store/Leases';
-import { Migrator } from '../../src/store/Migrator';
+import { Migrator } from '../../src/store/migrations/Migrator';
 import { newRunRowOf, type RunRow, type StepRow } from '../../src/store/rows';
 import { RunStore } from '../../src/store/RunStore';
-import { StoreConnection } from '../../src/store/StoreConnection';
-import { isTransientStoreError } from '../../src/store/transientStoreError';
-import { WorkQueue } from '../../src/store/WorkQueue';
+import { Database } from '../../src/store/connection/Database';
+import { isTransientStoreError } from '../../src/store/connection/transientStoreError';
+import { RunClaims } from '../../src/store/RunClaims';
 import { cluster, createGaleraDatabase, GALERA_PORTS, galeraUrl } from './support/clusterScript';
 
 const ROUNDS = 20;
 const LEASE_MS = 30_000;
 
 /** A store of waymark's own, connected through `url` (retries as the runtime's do). */
-async function openStore(url: string): Promise<{ store: RunStore; close(): Promise<void> }> {
+async function openStore(
+  url: string,
+): Promise<{ db: Database; store: RunStore; close(): Promise<void> }> {
   const dataSource = await new DataSource(dataSourceOptionsFromUrl(url)).initialize();
-  const store = new RunStore(
-    new StoreConnection(dataSource, new Lifecycle(), { timeoutMs: 10_000 }),
-  );
-  return { store, close: () => dataSource.destroy() };
+  const db = new Database(dataSource, new Lifecycle(), { timeoutMs: 10_000 });
+  return { db, store: new RunStore(db), close: () => dataSource.destroy() };
 }
 
 /** A lease holder as another host's worker would write it. */
@@ -120,7 +120,7 @@ describe('claims and fenced writes on a 3-node Galera cluster', () => {
       openStore(galeraUrl(database, [3, 1, 2])),
     ]);
     for (const s of stores) closers.push(s.close);
-    const queues = stores.map((s) => new WorkQueue(s.store));
+    const queues = stores.map((s) => new RunClaims(s.db));
     const winners: string[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       const runId = `race-${round}`;
@@ -178,11 +178,11 @@ describe('claims and fenced writes on a 3-node Galera cluster', () => {
       startedAt: now,
       finishedAt: now,
     };
-    const attempt = one.store.transaction('record a step as the old owner', async (tx) => {
-      expect(await tx.insertStep(step, 1)).toBe('inserted');
+    const attempt = one.db.transaction('record a step as the old owner', async (tx) => {
+      expect(await new RunStore(tx).insertStep(step, 1)).toBe('inserted');
       // The new owner takes the run over through node 2 while this write is open on node 1.
       const run = (await two.store.loadRun('fenced'))!;
-      const claim = await new Leases(two.store).claim(
+      const claim = await new Leases(two.db, two.store).claim(
         run,
         holder('new'),
         'new-token',

@@ -1,7 +1,7 @@
 import { DataSource } from 'typeorm';
 import { dataSourceOptionsFromUrl } from 'waymark';
 import { Lifecycle } from '../../src/ground/Lifecycle';
-import { StoreConnection } from '../../src/store/StoreConnection';
+import { Database } from '../../src/store/connection/Database';
 import { createTestDatabase, type TestDatabase } from '../support/databases';
 
 // A claim that loses a lock race (a deadlock; on Galera, certification) ends with no runs,
@@ -12,7 +12,7 @@ describe.each(['mariadb', 'postgres'] as const)(
     let db: TestDatabase;
     let dataSource: DataSource;
     let other: DataSource;
-    let store: StoreConnection;
+    let store: Database;
 
     beforeAll(async () => {
       db = await createTestDatabase(backend);
@@ -20,7 +20,7 @@ describe.each(['mariadb', 'postgres'] as const)(
       other = await new DataSource(dataSourceOptionsFromUrl(db.url)).initialize();
       await dataSource.query('CREATE TABLE race_rows (id INT PRIMARY KEY, n INT NOT NULL)');
       await dataSource.query('INSERT INTO race_rows (id, n) VALUES (1, 0), (2, 0)');
-      store = new StoreConnection(dataSource, new Lifecycle(), { timeoutMs: 10_000 });
+      store = new Database(dataSource, new Lifecycle(), { timeoutMs: 10_000 });
     });
 
     afterAll(async () => {

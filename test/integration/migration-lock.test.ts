@@ -6,7 +6,7 @@ import {
   dataSourceOptionsFromUrl,
   waymarkMigrations,
 } from 'waymark';
-import { mysqlMigrationLockName } from '../../src/store/MigrationLock';
+import { mysqlMigrationLockName } from '../../src/store/migrations/MigrationLock';
 import { createTestDatabase, type Backend, type TestDatabase } from '../support/databases';
 
 /**

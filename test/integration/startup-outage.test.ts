@@ -9,11 +9,11 @@ import {
   type Duration,
   type WaymarkRuntime,
 } from 'waymark';
-import { mysqlMigrationLockName } from '../../src/store/MigrationLock';
+import { mysqlMigrationLockName } from '../../src/store/migrations/MigrationLock';
 import { createTestDatabase, type TestDatabase } from '../support/databases';
 import { TcpProxy } from '../support/TcpProxy';
 
-/** waymark's PostgreSQL migration lock (`PG_LOCK_KEY` in src/store/MigrationLock.ts). */
+/** waymark's PostgreSQL migration lock (`PG_LOCK_KEY` in src/store/migrations/MigrationLock.ts). */
 const PG_MIGRATION_LOCK = 73_615_042;
 /** How long the database refuses connections in the outages that end. */
 const OUTAGE_MS = 3_000;

@@ -3,11 +3,11 @@ import { LeaseLostError, dataSourceOptionsFromUrl } from 'waymark';
 import { Lifecycle } from '../../src/ground/Lifecycle';
 import type { LeaseHolder } from '../../src/ground/ProcessIdentity';
 import { Leases } from '../../src/store/Leases';
-import { Migrator } from '../../src/store/Migrator';
+import { Migrator } from '../../src/store/migrations/Migrator';
 import { waymarkMigrations } from '../../src/store/migrations';
 import { newRunRowOf, type StepRow } from '../../src/store/rows';
 import { RunStore } from '../../src/store/RunStore';
-import { StoreConnection } from '../../src/store/StoreConnection';
+import { Database } from '../../src/store/connection/Database';
 import { ALL_BACKENDS, createTestDatabase, type TestDatabase } from '../support/databases';
 
 const LEASE_MS = 30_000;
@@ -36,6 +36,7 @@ function stepRow(runId: string, seq: number, output: string): StepRow {
 describe.each(ALL_BACKENDS)('step checkpoints fenced by the claim on %s', (backend) => {
   let db: TestDatabase;
   let dataSource: DataSource;
+  let database: Database;
   let store: RunStore;
   let leases: Leases;
 
@@ -43,8 +44,9 @@ describe.each(ALL_BACKENDS)('step checkpoints fenced by the claim on %s', (backe
     db = await createTestDatabase(backend);
     dataSource = await new DataSource(dataSourceOptionsFromUrl(db.url)).initialize();
     await new Migrator(dataSource).migrate();
-    store = new RunStore(new StoreConnection(dataSource, new Lifecycle(), { timeoutMs: 10_000 }));
-    leases = new Leases(store);
+    database = new Database(dataSource, new Lifecycle(), { timeoutMs: 10_000 });
+    store = new RunStore(database);
+    leases = new Leases(database, store);
   });
 
   afterAll(async () => {
@@ -130,8 +132,10 @@ describe.each(ALL_BACKENDS)('step checkpoints fenced by the claim on %s', (backe
       const old = await claimedRun('open-write', 'old');
       let claimed = false;
       let claim: Promise<unknown> | undefined;
-      await store.transaction('record a step as the old holder', async (tx) => {
-        expect(await tx.insertStep(stepRow('open-write', 0, '"old"'), old)).toBe('inserted');
+      await database.transaction('record a step as the old holder', async (tx) => {
+        expect(await new RunStore(tx).insertStep(stepRow('open-write', 0, '"old"'), old)).toBe(
+          'inserted',
+        );
         const run = (await store.loadRun('open-write'))!;
         const now = Date.now();
         claim = leases.claim(run, holder('new'), 'new-token', LEASE_MS, now);
@@ -168,9 +172,8 @@ describe('M0011FenceStepsByKey on a MariaDB database that already holds steps', 
     const before = waymarkMigrations.filter((m) => new m().name !== 'M0011FenceStepsByKey');
     expect(before).toHaveLength(waymarkMigrations.length - 1);
     await new Migrator(dataSource, before).migrate();
-    const store = new RunStore(
-      new StoreConnection(dataSource, new Lifecycle(), { timeoutMs: 10_000 }),
-    );
+    const database = new Database(dataSource, new Lifecycle(), { timeoutMs: 10_000 });
+    const store = new RunStore(database);
     const now = Date.now();
     await store.insertRun(
       newRunRowOf({
@@ -183,7 +186,7 @@ describe('M0011FenceStepsByKey on a MariaDB database that already holds steps', 
       }),
       null,
     );
-    const leases = new Leases(store);
+    const leases = new Leases(database, store);
     const claim = async (owner: string): Promise<number> => {
       const run = (await store.loadRun('old'))!;
       return (await leases.claim(run, holder(owner), `${owner}-t`, LEASE_MS, now))!.epoch;

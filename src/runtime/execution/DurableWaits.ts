@@ -3,7 +3,7 @@ import { encodeError } from '../../codec/errorSnapshot';
 import { SignalTimeoutError } from '../../errors/SignalTimeoutError';
 import { sleepUnless } from '../../ground/Clock';
 import type { StepRow } from '../../store/rows';
-import { SignalStore } from '../../store/SignalStore';
+import type { SignalStore } from '../../store/SignalStore';
 import type { RunState } from './RunState';
 import { RunSuspended } from './RunSuspended';
 import type { StepReplay } from './StepReplay';
@@ -12,6 +12,7 @@ import { insertCheckpoint } from './writers/PlainWriter';
 /** What durable waits use. */
 export interface DurableWaitsDeps extends StepEnvironment {
   readonly replay: StepReplay;
+  readonly signals: SignalStore;
 }
 
 /** The record of a wait at `seq` that has begun and not ended. */
@@ -38,7 +39,7 @@ export class DurableWaits {
   private readonly signals: SignalStore;
 
   constructor(private readonly deps: DurableWaitsDeps) {
-    this.signals = new SignalStore(deps.store);
+    this.signals = deps.signals;
   }
 
   async waitForSignal(

@@ -3,7 +3,7 @@ import type { Clock } from '../../ground/Clock';
 import { realClock } from '../../ground/Clock';
 import type { Lifecycle } from '../../ground/Lifecycle';
 import type { LeaseHolder } from '../../ground/ProcessIdentity';
-import { KeyStore, type KeyRow } from '../../store/KeyStore';
+import type { KeyRow, KeyStore } from '../../store/KeyStore';
 import { leaseLapsed } from '../../store/Leases';
 import { isTerminalStatus } from '../../model/RunStatus';
 import type { RunStore } from '../../store/RunStore';
@@ -29,16 +29,13 @@ const MAX_POLL_MS = 500;
  * that can no longer finish it is taken over.
  */
 export class GlobalKeyClaims {
-  private readonly keys: KeyStore;
-
   constructor(
     private readonly store: RunStore,
+    private readonly keys: KeyStore,
     private readonly clock: Clock,
     private readonly lifecycle: Lifecycle,
     private readonly settings: KeyClaimSettings,
-  ) {
-    this.keys = new KeyStore(store);
-  }
+  ) {}
 
   async claim(key: string, runId: string, seq: number): Promise<KeyClaim> {
     const started = Date.now();

@@ -1,7 +1,7 @@
 import { RuntimeClosedError } from '../../errors/RuntimeClosedError';
 import type { Clock } from '../../ground/Clock';
 import type { Lifecycle } from '../../ground/Lifecycle';
-import type { WorkQueue } from '../../store/WorkQueue';
+import type { RunClaims } from '../../store/RunClaims';
 import type { RunState } from './RunState';
 
 /**
@@ -10,7 +10,7 @@ import type { RunState } from './RunState';
  */
 export class HandOver {
   constructor(
-    private readonly queue: WorkQueue,
+    private readonly queue: RunClaims,
     private readonly clock: Clock,
     private readonly lifecycle: Lifecycle,
   ) {}

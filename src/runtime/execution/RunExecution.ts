@@ -7,7 +7,7 @@ import type { Clock } from '../../ground/Clock';
 import type { Lifecycle } from '../../ground/Lifecycle';
 import type { Logger } from '../../ground/Logger';
 import type { RunFinish, RunStore } from '../../store/RunStore';
-import type { WorkQueue } from '../../store/WorkQueue';
+import type { RunClaims } from '../../store/RunClaims';
 import type { RuntimeEvents } from './RuntimeEvents';
 import type { Settled } from './invokeAttempt';
 import { isProcessAbort } from './processAbort';
@@ -21,7 +21,7 @@ import { storedOutcome } from './storedOutcome';
 export interface RunExecutionDeps {
   readonly operations: RunOperations;
   readonly store: RunStore;
-  readonly queue: WorkQueue;
+  readonly queue: RunClaims;
   readonly codec: Codec;
   readonly clock: Clock;
   readonly events: RuntimeEvents;

@@ -3,8 +3,8 @@ import type { Clock } from '../../ground/Clock';
 import type { Lifecycle } from '../../ground/Lifecycle';
 import type { LeaseHolder } from '../../ground/ProcessIdentity';
 import type { RunStore } from '../../store/RunStore';
-import type { WorkQueue } from '../../store/WorkQueue';
-import { StreamStore } from '../../store/StreamStore';
+import type { RunClaims } from '../../store/RunClaims';
+import type { Stores } from '../../store/Stores';
 import { Streams } from '../streams/Streams';
 import type { RuntimeEvents } from './RuntimeEvents';
 import { ChildRuns, type ChildStarter } from './ChildRuns';
@@ -28,7 +28,8 @@ import { TransactionalWriter } from './writers/TransactionalWriter';
 /** What the operations of runs are built from. */
 export interface OperationsSettings {
   readonly store: RunStore;
-  readonly queue: WorkQueue;
+  readonly stores: Stores;
+  readonly queue: RunClaims;
   readonly codec: Codec;
   readonly clock: Clock;
   readonly events: RuntimeEvents;
@@ -56,12 +57,12 @@ export function buildOperations(s: OperationsSettings): WorkflowOperations {
   const { store, codec, clock, events, hooks, lifecycle } = s;
   const replay = new StepReplay(codec, events);
   const handOver = new HandOver(s.queue, clock, lifecycle);
-  const claims = new GlobalKeyClaims(store, clock, lifecycle, {
+  const claims = new GlobalKeyClaims(store, s.stores.keys, clock, lifecycle, {
     self: s.self,
     waitMs: s.idempotencyWaitMs,
   });
   const transactional = s.sharesApplicationDataSource
-    ? new TransactionalWriter(store, replay, codec, clock, (step) =>
+    ? new TransactionalWriter(s.stores, replay, codec, clock, (step) =>
         hooks.afterEffect?.({
           runId: step.run.runId,
           seq: step.seq,
@@ -77,7 +78,7 @@ export function buildOperations(s: OperationsSettings): WorkflowOperations {
     writers: {
       plain: new PlainWriter(store),
       atMostOnce: new AtMostOnceWriter(store),
-      globalKey: new GlobalKeyWriter(store, claims, clock),
+      globalKey: new GlobalKeyWriter(s.stores, claims, clock),
       transactional,
     },
     invoker: s.invoker,
@@ -91,11 +92,11 @@ export function buildOperations(s: OperationsSettings): WorkflowOperations {
     clock,
     steps,
     new ChildRuns(store, clock, replay, s.startChild),
-    new DurableWaits({ ...s, replay }),
+    new DurableWaits({ ...s, replay, signals: s.stores.signals }),
     new RecordedValues(store, clock, replay),
     handOver,
     new Streams({
-      store: new StreamStore(store),
+      store: s.stores.streams,
       codec,
       clock,
       lifecycle,

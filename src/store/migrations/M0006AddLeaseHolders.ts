@@ -1,5 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { typeorm } from '../typeormModule';
+import { typeorm } from '../connection/typeormModule';
 import { columnTypes } from './columnTypes';
 
 /**

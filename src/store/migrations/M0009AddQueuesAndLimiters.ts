@@ -1,5 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { typeorm } from '../typeormModule';
+import { typeorm } from '../connection/typeormModule';
 import { columnTypes } from './columnTypes';
 
 /**
@@ -14,85 +14,8 @@ export class M0009AddQueuesAndLimiters implements MigrationInterface {
 
   async up(queryRunner: QueryRunner): Promise<void> {
     const c = columnTypes(queryRunner);
-    const { Table, TableColumn, TableIndex } = typeorm();
-    const columns = [
-      c.id('queue_name', true),
-      c.id('partition_key', true),
-      c.int('priority', 0),
-      c.millis('started_at', true),
-    ];
-    for (const column of columns) {
-      if (!(await queryRunner.hasColumn('waymark_runs', column.name))) {
-        await queryRunner.addColumn('waymark_runs', new TableColumn(column));
-      }
-    }
-    // Re-run after an interruption (MySQL cannot roll DDL back): add only what is missing.
-    const runs = await queryRunner.getTable('waymark_runs');
-    const indices = [
-      { name: 'waymark_runs_queue', columnNames: ['queue_name', 'status'] },
-      { name: 'waymark_runs_queue_starts', columnNames: ['queue_name', 'started_at'] },
-    ];
-    for (const index of indices) {
-      if (runs?.indices.some((existing) => existing.name === index.name)) continue;
-      await queryRunner.createIndex('waymark_runs', new TableIndex(index));
-    }
-    await queryRunner.createTable(
-      new Table({
-        name: 'waymark_queues',
-        columns: [
-          { ...c.short('kind'), isPrimary: true },
-          { ...c.id('name'), isPrimary: true },
-          c.value('config'),
-          c.millis('paused_until', true),
-          c.millis('lock_version', true),
-          c.millis('updated_at'),
-        ],
-      }),
-      true,
-    );
-    await queryRunner.createTable(
-      new Table({
-        name: 'waymark_queue_turns',
-        columns: [
-          { ...c.id('queue_name'), isPrimary: true },
-          { ...c.id('partition_key'), isPrimary: true },
-          c.millis('last_started_at'),
-        ],
-      }),
-      true,
-    );
-    await queryRunner.createTable(
-      new Table({
-        name: 'waymark_limiter_slots',
-        columns: [
-          { ...c.short('id'), isPrimary: true },
-          c.id('limiter'),
-          c.id('run_id', true),
-          c.millis('acquired_at'),
-          c.millis('expires_at'),
-          c.millis('released_at', true),
-        ],
-        indices: [
-          new TableIndex({
-            name: 'waymark_slots_limiter',
-            columnNames: ['limiter', 'acquired_at'],
-          }),
-        ],
-      }),
-      true,
-    );
-    await queryRunner.createTable(
-      new Table({
-        name: 'waymark_dedupe_keys',
-        columns: [
-          { ...c.id('queue_name'), isPrimary: true },
-          { ...c.id('dedupe_key'), isPrimary: true },
-          c.id('run_id'),
-          c.millis('created_at'),
-        ],
-      }),
-      true,
-    );
+    await addQueueColumns(queryRunner, c);
+    await createFlowTables(queryRunner, c);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
@@ -110,4 +33,94 @@ export class M0009AddQueuesAndLimiters implements MigrationInterface {
       await queryRunner.dropColumn('waymark_runs', name);
     }
   }
+}
+
+type Columns = ReturnType<typeof columnTypes>;
+
+/** A run's queue, partition key, priority and first start, with the indices claims use. */
+async function addQueueColumns(queryRunner: QueryRunner, c: Columns): Promise<void> {
+  const { TableColumn, TableIndex } = typeorm();
+  const columns = [
+    c.id('queue_name', true),
+    c.id('partition_key', true),
+    c.int('priority', 0),
+    c.millis('started_at', true),
+  ];
+  for (const column of columns) {
+    if (!(await queryRunner.hasColumn('waymark_runs', column.name))) {
+      await queryRunner.addColumn('waymark_runs', new TableColumn(column));
+    }
+  }
+  // Re-run after an interruption (MySQL cannot roll DDL back): add only what is missing.
+  const runs = await queryRunner.getTable('waymark_runs');
+  const indices = [
+    { name: 'waymark_runs_queue', columnNames: ['queue_name', 'status'] },
+    { name: 'waymark_runs_queue_starts', columnNames: ['queue_name', 'started_at'] },
+  ];
+  for (const index of indices) {
+    if (runs?.indices.some((existing) => existing.name === index.name)) continue;
+    await queryRunner.createIndex('waymark_runs', new TableIndex(index));
+  }
+}
+
+/** The rows of queues and limiters, limiter slots, partition turns and dedupe keys. */
+async function createFlowTables(queryRunner: QueryRunner, c: Columns): Promise<void> {
+  const { Table, TableIndex } = typeorm();
+  await queryRunner.createTable(
+    new Table({
+      name: 'waymark_queues',
+      columns: [
+        { ...c.short('kind'), isPrimary: true },
+        { ...c.id('name'), isPrimary: true },
+        c.value('config'),
+        c.millis('paused_until', true),
+        c.millis('lock_version', true),
+        c.millis('updated_at'),
+      ],
+    }),
+    true,
+  );
+  await queryRunner.createTable(
+    new Table({
+      name: 'waymark_queue_turns',
+      columns: [
+        { ...c.id('queue_name'), isPrimary: true },
+        { ...c.id('partition_key'), isPrimary: true },
+        c.millis('last_started_at'),
+      ],
+    }),
+    true,
+  );
+  await queryRunner.createTable(
+    new Table({
+      name: 'waymark_limiter_slots',
+      columns: [
+        { ...c.short('id'), isPrimary: true },
+        c.id('limiter'),
+        c.id('run_id', true),
+        c.millis('acquired_at'),
+        c.millis('expires_at'),
+        c.millis('released_at', true),
+      ],
+      indices: [
+        new TableIndex({
+          name: 'waymark_slots_limiter',
+          columnNames: ['limiter', 'acquired_at'],
+        }),
+      ],
+    }),
+    true,
+  );
+  await queryRunner.createTable(
+    new Table({
+      name: 'waymark_dedupe_keys',
+      columns: [
+        { ...c.id('queue_name'), isPrimary: true },
+        { ...c.id('dedupe_key'), isPrimary: true },
+        c.id('run_id'),
+        c.millis('created_at'),
+      ],
+    }),
+    true,
+  );
 }

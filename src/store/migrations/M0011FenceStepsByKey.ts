@@ -1,6 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { dialectOf } from '../Dialect';
-import { typeorm } from '../typeormModule';
+import { dialectOf } from '../connection/Dialect';
+import { typeorm } from '../connection/typeormModule';
 import { columnTypes } from './columnTypes';
 
 const FENCE_KEY = 'waymark_steps_fence';

@@ -1,5 +1,5 @@
 import type { QueryRunner, TableColumnOptions } from 'typeorm';
-import { dialectOf } from '../Dialect';
+import { dialectOf } from '../connection/Dialect';
 
 /**
  * Column builders that pick each backend's type: stored values can be up to the value

@@ -1,6 +1,9 @@
 import { QueryFailedError, type QueryRunner } from 'typeorm';
 import { MigrationLockTimeoutError, isTransactionPoolerError } from 'waymark';
-import { acquireMigrationLock, migrationLockScope } from '../../../src/store/MigrationLock';
+import {
+  acquireMigrationLock,
+  migrationLockScope,
+} from '../../../src/store/migrations/MigrationLock';
 
 /** A query runner that records what it is sent and answers from `answer`. */
 function fakeRunner(answer: (sql: string) => unknown[] = () => []) {

@@ -8,7 +8,7 @@ import {
 import { describeFailure } from '../../../src/cli/describeFailure';
 import { ExitCode } from '../../../src/cli/ExitCode';
 import { isProcessAbort } from '../../../src/runtime/execution/processAbort';
-import { detectTransactionPooler } from '../../../src/store/detectTransactionPooler';
+import { detectTransactionPooler } from '../../../src/store/connection/detectTransactionPooler';
 
 const DIRECT: DataSourceOptions = { type: 'postgres', extra: { min: 1 } };
 const POOLED: DataSourceOptions = { type: 'postgres', extra: { min: 1, pgbouncer: true } };

@@ -1,7 +1,7 @@
 import { DataSource } from 'typeorm';
 import { ConfigurationError, dataSourceOptionsFromUrl } from 'waymark';
-import { redact } from '../../../src/store/DatabaseUrl';
-import { isBehindPgbouncer } from '../../../src/store/pgbouncerOption';
+import { redact } from '../../../src/store/connection/url/DatabaseUrl';
+import { isBehindPgbouncer } from '../../../src/store/connection/pgbouncerOption';
 
 describe('the pgbouncer URL parameter', () => {
   it.each(['true', '1', 'TRUE'])(

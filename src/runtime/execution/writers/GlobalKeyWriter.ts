@@ -1,7 +1,6 @@
 import type { Clock } from '../../../ground/Clock';
-import { KeyStore } from '../../../store/KeyStore';
 import type { StepRow } from '../../../store/rows';
-import type { RunStore } from '../../../store/RunStore';
+import type { Stores } from '../../../store/Stores';
 import type { GlobalKeyClaims } from '../GlobalKeyClaims';
 import { attemptAsItIs, type CheckpointWriter, type StepWrite } from './CheckpointWriter';
 import { insertCheckpoint } from './PlainWriter';
@@ -13,7 +12,7 @@ import { insertCheckpoint } from './PlainWriter';
  */
 export class GlobalKeyWriter implements CheckpointWriter {
   constructor(
-    private readonly store: RunStore,
+    private readonly stores: Stores,
     private readonly claims: GlobalKeyClaims,
     private readonly clock: Clock,
   ) {}
@@ -26,11 +25,11 @@ export class GlobalKeyWriter implements CheckpointWriter {
   readonly attempt = attemptAsItIs;
 
   write(step: StepWrite, row: StepRow): Promise<StepRow> {
-    return this.store.transaction(
+    return this.stores.transaction(
       `record step #${step.seq} of run "${step.run.runId}"`,
       async (tx) => {
-        const stored = await insertCheckpoint(tx, step.run, row);
-        const keys = new KeyStore(tx);
+        const stored = await insertCheckpoint(tx.runs, step.run, row);
+        const { keys } = tx;
         if (stored.status === 'completed') {
           await keys.complete(
             step.key,
@@ -49,6 +48,6 @@ export class GlobalKeyWriter implements CheckpointWriter {
   }
 
   abandon(step: StepWrite): Promise<void> {
-    return new KeyStore(this.store).release(step.key, step.run.runId, step.seq);
+    return this.stores.keys.release(step.key, step.run.runId, step.seq);
   }
 }

@@ -4,7 +4,8 @@ import type { Clock } from '../../../ground/Clock';
 import { isLeaseLostError, LeaseLostError } from '../../../errors/LeaseLostError';
 import type { StepRow } from '../../../store/rows';
 import type { RunStore } from '../../../store/RunStore';
-import { OwnStatementFailure } from '../../../store/StoreConnection';
+import type { Stores } from '../../../store/Stores';
+import { OwnStatementFailure } from '../../../store/connection/OwnStatementFailure';
 import type { StepReplay } from '../StepReplay';
 import type { AttemptBody, CheckpointWriter, StepWrite } from './CheckpointWriter';
 import { insertCheckpoint } from './PlainWriter';
@@ -30,7 +31,7 @@ const RECORDED_ALREADY = Symbol('recorded already');
  */
 export class TransactionalWriter implements CheckpointWriter {
   constructor(
-    private readonly store: RunStore,
+    private readonly stores: Stores,
     private readonly replay: StepReplay,
     private readonly codec: Codec,
     private readonly clock: Clock,
@@ -42,7 +43,7 @@ export class TransactionalWriter implements CheckpointWriter {
   }
 
   write(step: StepWrite, row: StepRow): Promise<StepRow> {
-    return insertCheckpoint(this.store, step.run, row);
+    return insertCheckpoint(this.stores.runs, step.run, row);
   }
 
   abandon(): Promise<void> {
@@ -55,9 +56,9 @@ export class TransactionalWriter implements CheckpointWriter {
     body: AttemptBody,
   ): Promise<CommittedWithBody> => {
     try {
-      return await this.store.transaction(
+      return await this.stores.transaction(
         `run transactional step "${step.name}"`,
-        (tx, manager) => this.once(tx, manager, step, attempt, body),
+        (tx, manager) => this.once(tx.runs, manager, step, attempt, body),
         { userWork: { committed: () => this.recorded(step) } },
       );
     } catch (error) {
@@ -104,7 +105,7 @@ export class TransactionalWriter implements CheckpointWriter {
    */
   private async recorded(step: StepWrite): Promise<CommittedWithBody | undefined> {
     const { runId, epoch } = step.run;
-    const row = await this.store.ownStep(runId, step.seq, epoch);
+    const row = await this.stores.runs.ownStep(runId, step.seq, epoch);
     if (!row) return undefined;
     if (row.status !== 'completed') throw new LeaseLostError(runId, epoch);
     const value = this.codec.decode(row.output ?? '', `step #${step.seq} "${step.name}" result`);

@@ -1,0 +1,102 @@
+import type { EntityManager } from 'typeorm';
+import type { Lifecycle } from '../ground/Lifecycle';
+import type { Database, TransactionOptions } from './connection/Database';
+import { FlowStats } from './FlowStats';
+import { KeyStore } from './KeyStore';
+import { Leases } from './Leases';
+import { LimiterSlots } from './LimiterSlots';
+import { NamedQueueClaims } from './NamedQueueClaims';
+import { QueueAdmission } from './QueueAdmission';
+import { RunCancellation } from './RunCancellation';
+import { RunClaims } from './RunClaims';
+import { RunControl } from './RunControl';
+import { RunPruner } from './RunPruner';
+import { RunQueries, type DecodeValue } from './RunQueries';
+import { RunStore } from './RunStore';
+import { ScheduleStore } from './ScheduleStore';
+import { SignalStore, type SignalRule } from './SignalStore';
+import { StreamStore } from './StreamStore';
+
+/** What the repositories need beyond the database handle, given once by the runtime. */
+export interface StoresSettings {
+  /** Refuses operator actions (retry, resolve, cancel) once the runtime is closing. */
+  readonly lifecycle: Lifecycle;
+  /** Who this runtime is on a named lock (its lease process): the pruner's lease. */
+  readonly holder: string;
+  /** Reads a stored value back, for operators' queries (the codec's `decode`). */
+  readonly decode: DecodeValue;
+  /** What a signal must pass before it is stored (see {@link SignalRule}). */
+  readonly admitSignal: SignalRule;
+}
+
+/**
+ * Every repository of one runtime, built once from its {@link Database}; the runtime asks
+ * here instead of building a store where it needs one. {@link transaction} hands out the
+ * same repositories bound to one transaction, so writes of several of them commit together.
+ */
+export class Stores {
+  /** Runs, steps and attempts: the hot path's one write per step. */
+  readonly runs: RunStore;
+  /** Claims and renewals of run leases. */
+  readonly leases: Leases;
+  /** Claims of runs no queue limit holds back; handing runs back; their statuses. */
+  readonly runClaims: RunClaims;
+  /** Claims from named queues under their limits. */
+  readonly queueClaims: NamedQueueClaims;
+  /** New runs admitted to a queue (with their dedupe keys). */
+  readonly queueAdmission: QueueAdmission;
+  /** Slots of named limiters. */
+  readonly limiterSlots: LimiterSlots;
+  /** Depths of queues and the state of limiters, for operators. */
+  readonly flowStats: FlowStats;
+  readonly signals: SignalStore;
+  /** Global idempotency keys. */
+  readonly keys: KeyStore;
+  readonly streams: StreamStore;
+  readonly schedules: ScheduleStore;
+  readonly pruner: RunPruner;
+  readonly cancellation: RunCancellation;
+  /** Operator actions: retry, resolve, fork. */
+  readonly control: RunControl;
+  /** Operators' read-only queries: listing runs, reading a history. */
+  readonly queries: RunQueries;
+
+  constructor(
+    readonly db: Database,
+    private readonly settings: StoresSettings,
+  ) {
+    const { lifecycle } = settings;
+    this.runs = new RunStore(db);
+    this.leases = new Leases(db, this.runs);
+    this.runClaims = new RunClaims(db);
+    this.queueClaims = new NamedQueueClaims(db);
+    this.queueAdmission = new QueueAdmission(db);
+    this.limiterSlots = new LimiterSlots(db);
+    this.flowStats = new FlowStats(db);
+    this.signals = new SignalStore(db, settings.admitSignal);
+    this.keys = new KeyStore(db);
+    this.streams = new StreamStore(db);
+    this.schedules = new ScheduleStore(db);
+    this.pruner = new RunPruner(db, settings.holder);
+    this.cancellation = new RunCancellation(db, lifecycle);
+    this.control = new RunControl(db, lifecycle);
+    this.queries = new RunQueries(db, this.runs, settings.decode);
+  }
+
+  /**
+   * Runs `work` in one database transaction, given these repositories bound to it (and the
+   * transaction's EntityManager, for a transactional step's own writes); see
+   * {@link Database.transaction} for the options.
+   */
+  transaction<T>(
+    operation: string,
+    work: (tx: Stores, manager: EntityManager) => Promise<T>,
+    options: TransactionOptions<T> = {},
+  ): Promise<T> {
+    return this.db.transaction(
+      operation,
+      (tx, manager) => work(new Stores(tx, this.settings), manager),
+      options,
+    );
+  }
+}

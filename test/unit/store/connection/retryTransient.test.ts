@@ -1,0 +1,67 @@
+import {
+  retryTransient,
+  withTransientRetry,
+} from '../../../../src/store/connection/retryTransient';
+
+const refused = (): Error =>
+  Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+const denied = (): Error =>
+  Object.assign(new Error('Access denied'), { code: 'ER_ACCESS_DENIED_ERROR', errno: 1045 });
+
+/** A piece of work that fails with each of `failures` in turn, then returns 'done'. */
+function work(failures: Array<() => Error>) {
+  const calls = { count: 0 };
+  const run = (): Promise<string> => {
+    const failure = failures[calls.count++];
+    return failure ? Promise.reject(failure()) : Promise.resolve('done');
+  };
+  return { run, calls };
+}
+
+const gaveUp = (error: unknown, retriedMs: number | undefined) =>
+  Object.assign(new Error(`gave up: ${(error as Error).message}`), { retriedMs });
+
+describe('retrying through a database outage', () => {
+  it('tries again after transient failures, and returns what the work returns', async () => {
+    const { run, calls } = work([refused, refused, refused]);
+    await expect(withTransientRetry(run, { timeoutMs: 10_000, giveUp: gaveUp })).resolves.toBe(
+      'done',
+    );
+    expect(calls.count).toBe(4);
+  });
+
+  it('gives up at once on a failure no retry outlasts, saying it did not retry', async () => {
+    const { run, calls } = work([denied]);
+    const error = await withTransientRetry(run, { timeoutMs: 10_000, giveUp: gaveUp }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({ message: 'gave up: Access denied', retriedMs: undefined });
+    expect(calls.count).toBe(1);
+  });
+
+  it('gives up on an outage that outlasts the timeout, saying how long it retried', async () => {
+    const { run, calls } = work(Array(1000).fill(refused));
+    const started = Date.now();
+    const error = await retryTransient(run, refused(), started, {
+      timeoutMs: 300,
+      giveUp: gaveUp,
+    }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ message: 'gave up: connect ECONNREFUSED' });
+    expect((error as { retriedMs: number }).retriedMs).toBeGreaterThanOrEqual(50);
+    expect(calls.count).toBeGreaterThan(1);
+  });
+
+  it('stops when told to between tries (a runtime killed meanwhile)', async () => {
+    const { run, calls } = work([refused, refused]);
+    const stop = new Error('the runtime was killed');
+    const attempt = withTransientRetry(run, {
+      timeoutMs: 10_000,
+      giveUp: gaveUp,
+      assertGoOn: () => {
+        throw stop;
+      },
+    });
+    await expect(attempt).rejects.toBe(stop);
+    expect(calls.count).toBe(1);
+  });
+});
