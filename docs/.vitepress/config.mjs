@@ -72,6 +72,7 @@ export default defineConfig({
   title: 'waymark',
   description: 'Durable execution for TypeScript AI agents and service classes.',
   cleanUrls: true,
+  head: [['link', { rel: 'icon', type: 'image/svg+xml', href: '/favicon.svg' }]],
   lastUpdated: false,
   themeConfig: {
     nav: [
