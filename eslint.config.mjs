@@ -12,6 +12,10 @@ export default tseslint.config(
       '**/.tmp/',
       '*.js',
       '*.mjs',
+      // The docs site: VitePress's build output and cache, and its config (plain JavaScript).
+      'docs/.vitepress/cache/',
+      'docs/.vitepress/dist/',
+      'docs/.vitepress/config.mjs',
     ],
   },
   eslint.configs.recommended,

@@ -4,7 +4,8 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { runInNewContext } from 'node:vm';
 import { ROOT } from './support/compileWithTsc';
 import { packTarball, type PackedTarball } from './support/packTarball';
-import { README, readmeBlock } from './support/readme';
+import { docBlock } from '../docs/support/docBlocks';
+import { README } from './support/readme';
 
 interface SourceMap {
   sources: string[];
@@ -111,14 +112,14 @@ describe('the README on the package page', () => {
       expect({ path, exists: existsSync(join(ROOT, path)) }).toEqual({ path, exists: true });
   });
 
-  it("documents the jest configuration waymark's own suites run with", () => {
+  it("documents, in the testing guide, the jest configuration waymark's own suites run with", () => {
     const load = (source: string) => {
       const module = { exports: {} as Record<string, any> };
       runInNewContext(source, { module, exports: module.exports });
       return module.exports;
     };
     const documented = load(
-      readmeBlock('Testing your agents', 'js').replace(/^\/\/ jest\.config\.js\n/, ''),
+      docBlock('guides/testing.md', 'js').replace(/^\/\/ jest\.config\.js\n/, ''),
     );
     const own = load(readFileSync(join(ROOT, 'jest.config.js'), 'utf8'));
     expect(documented.transform).toEqual({ '^.+\\.ts$': own.transform['^.+\\.ts$'] });

@@ -69,8 +69,8 @@ export function removeTscWorkspace(): void {
 
 /**
  * Compiles `files` (name → source) with plain `tsc -p` in a fresh temporary folder, under
- * `compilerOptions` as a user's tsconfig.json would set them. `waymark` type-checks against
- * the declarations of the repository's `src/`; the emitted CommonJS runs in jest, whose
+ * `compilerOptions` as a user's tsconfig.json would set them. `waymark` (and `waymark/testing`,
+ * `waymark/ai`, …) type-checks against the declarations of the repository's `src/`; the emitted CommonJS runs in jest, whose
  * moduleNameMapper sends `waymark` to the same `src/` the test imports.
  */
 export function compileWithTsc(
@@ -95,7 +95,10 @@ export function compileWithTsc(
         types: ['node'],
         rootDir: sources,
         outDir: out,
-        paths: { waymark: [join(base, 'types', 'index.d.ts')] },
+        paths: {
+          waymark: [join(base, 'types', 'index.d.ts')],
+          'waymark/*': [join(base, 'types', '*', 'index.d.ts')],
+        },
         ...compilerOptions,
       },
       files: Object.keys(files).map((name) => join(sources, name)),

@@ -3,16 +3,17 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from './support/compileWithTsc';
-import { readmeBlock, scriptFolder } from './support/readme';
+import { docBlock } from '../docs/support/docBlocks';
+import { scriptFolder } from './support/readme';
 
-const HEADING = 'Queues and limiters';
+const PAGE = 'guides/queues.md';
 
-describe(`README "${HEADING}"`, () => {
-  const folder = scriptFolder('readme-queues');
+describe(`docs/${PAGE}`, () => {
+  const folder = scriptFolder('docs-queues');
 
   it('runs as written: the run goes through the queue with its tenant as key, and prints what the comment says', () => {
     const file = join(folder(), 'waymark.db');
-    const block = readmeBlock(HEADING, 'ts').replace(
+    const block = docBlock(PAGE, 'ts').replace(
       "'sqlite:./waymark.db'",
       JSON.stringify(`sqlite:${file}`),
     );

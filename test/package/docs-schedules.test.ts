@@ -2,26 +2,24 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from './support/compileWithTsc';
-import { readmeBlock, scriptFolder } from './support/readme';
+import { docBlock } from '../docs/support/docBlocks';
+import { scriptFolder } from './support/readme';
 
-const HEADING = 'Schedules, deadlines, fan-out and retention';
+const PAGE = 'guides/schedules.md';
 
-describe(`README "${HEADING}"`, () => {
-  const folder = scriptFolder('readme-schedules');
+describe(`docs/${PAGE}`, () => {
+  const folder = scriptFolder('docs-schedules');
 
   it('runs as written: the schedule is stored, the delayed run waits, the fan-out returns in order', () => {
     const database = `sqlite:${join(folder(), 'waymark.db')}`;
-    const block = readmeBlock(HEADING, 'ts').replace(
-      "'sqlite:./waymark.db'",
-      JSON.stringify(database),
-    );
+    const block = docBlock(PAGE, 'ts').replace("'sqlite:./waymark.db'", JSON.stringify(database));
     expect(block).toContain(database);
+    // The block's imports stay at the top; the rest (top-level await) runs inside main().
+    const lines = block.split('\n');
     const script = [
-      "import 'reflect-metadata';",
-      "import { injectable } from 'tsyringe';",
-      "import { Step, Waymark, Workflow, WorkflowContext } from 'waymark';",
+      ...lines.filter((line) => line.startsWith('import ')),
       'async function main(): Promise<void> {',
-      block,
+      ...lines.filter((line) => !line.startsWith('import ')),
       'const [schedule] = await runtime.schedules();',
       "const fanned = await runtime.run(Reports, 'nightly', ['txt']);",
       'const waiting = (await runtime.list({ status: "waiting" })).runs.length;',
