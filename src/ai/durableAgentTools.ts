@@ -16,9 +16,9 @@ export interface DurableAgentToolOptions {
   /** How long a call waits for its approval before `SignalTimeoutError`; default forever. */
   approvalTimeout?: Duration;
   /**
-   * A named limiter (\`runtime.limiter(name, …)\`) every attempt passes through, shared with
-   * \`@Step({ limiter })\` steps: its concurrency and rate hold across workers, and a 429 with
-   * \`Retry-After\` pauses every call under it until then.
+   * A named limiter (`runtime.limiter(name, …)`) every attempt passes through, shared with
+   * `@Step({ limiter })` steps: its concurrency and rate hold across workers, and a 429 with
+   * `Retry-After` pauses every call under it until then.
    */
   limiter?: string;
 }
