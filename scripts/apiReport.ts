@@ -33,7 +33,14 @@ const generated = join(work, 'report');
  * Symbols the main entry's signatures use without exporting them, on purpose; the report
  * still shows their declarations (`includeForgottenExports`), so their surface is reviewed.
  */
-const UNEXPORTED_ON_PURPOSE: Record<string, string> = {};
+const UNEXPORTED_ON_PURPOSE: Record<string, string> = {
+  FlowControls: 'a base class of WaymarkRuntime: queue() and limiter() are declared in it',
+  RuntimeTimeMethods: 'a base class of WaymarkRuntime: schedule() and prune() are declared in it',
+  Primitive: 'a helper of IsStorable',
+  Leaf: 'a helper of IsStorable',
+  Depth: 'a helper of IsStorable',
+  AllTrue: 'a helper of IsStorable',
+};
 
 interface EntryPoint {
   /** The package's own entry point, `waymark`. */
@@ -185,7 +192,14 @@ function extractReports(entries: readonly EntryPoint[], problems: string[]): Map
       },
     });
     const file = `${entry.reportName}.api.md`;
-    reports.set(file, readFileSync(join(generated, file), 'utf8'));
+    const text = readFileSync(join(generated, file), 'utf8');
+    // API Extractor titles every report with the package name; say which entry point it is.
+    const titled = text.replace(
+      /^## API Report File for "[^"]*"/,
+      `## API Report File for "${entry.specifier}"`,
+    );
+    writeFileSync(join(generated, file), titled);
+    reports.set(file, titled);
   });
   return reports;
 }
@@ -275,11 +289,17 @@ function staleReports(reports: ReadonlyMap<string, string>): string[] {
 }
 
 function diff(checkedIn: string, generatedFile: string): string {
-  const result = spawnSync('diff', ['-u', checkedIn, generatedFile], { encoding: 'utf8' });
+  const labels = [
+    '--label',
+    `api/${relative(reportFolder, checkedIn)} (checked in)`,
+    '--label',
+    'the code now',
+  ];
+  const result = spawnSync('diff', ['-u', ...labels, checkedIn, generatedFile], {
+    encoding: 'utf8',
+  });
   if (result.error) return '(diff is not installed: compare the files yourself)';
-  return result.stdout
-    .replace(checkedIn, `api/${relative(reportFolder, checkedIn)} (checked in)`)
-    .replace(generatedFile, 'the code now');
+  return result.stdout;
 }
 
 const mode = process.argv[2];
