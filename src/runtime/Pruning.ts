@@ -3,14 +3,14 @@ import type { Clock } from '../ground/Clock';
 import { parseDuration } from '../ground/Duration';
 import type { RunPruner, PruneResult } from '../store/RunPruner';
 import type { TerminalStatus } from '../model/RunStatus';
-import { timeOf, type TimeOption } from './execution/RunTiming';
+import { timeOf, type DateOrDuration } from './execution/RunTiming';
 
 export type { PruneResult } from '../store/RunPruner';
 
 /** Options of `runtime.prune()`. */
 export interface PruneOptions {
   /** Delete runs that ended longer ago than this (a duration), or before this `Date`. */
-  olderThan: TimeOption;
+  olderThan: DateOrDuration;
   /** Which ended runs; default all three: `completed`, `failed`, `cancelled`. */
   status?: TerminalStatus | TerminalStatus[];
   /** Only runs of this workflow (or these). */

@@ -13,7 +13,7 @@ export type { ForkOptions, ResumeOptions } from './OperatorActions';
 export type { QueueStats, LimiterStats, QueuedRunView } from './FlowControls';
 export type { ScheduleOptions, ScheduleInfo, CatchUp } from './Schedules';
 export type { PruneOptions, PruneResult } from './Pruning';
-export type { TimeOption } from './execution/RunTiming';
+export type { DateOrDuration } from './execution/RunTiming';
 export * from './WorkflowContext';
 export type { AllOptions } from './fanOut';
 export * from './Worker';
