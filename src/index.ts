@@ -1,9 +1,192 @@
+/**
+ * `waymark`: durable execution for TypeScript classes. This list is the public API, chosen
+ * name by name and recorded in `api/waymark.api.md`; everything else under `src/` is
+ * internal. Changing it means updating that report (`npm run api:update`) and CHANGELOG.md.
+ *
+ * @packageDocumentation
+ */
 import 'reflect-metadata';
 
-export * from './codec';
-export * from './decorators';
-export * from './errors';
-export * from './ground';
-export * from './policies';
-export * from './runtime';
-export * from './store';
+// Decorators and their options
+export {
+  Idempotent,
+  Retry,
+  Step,
+  Workflow,
+  type IdempotentOptions,
+  type InlineStepOptions,
+  type StepOptions,
+  type WorkflowOptions,
+} from './decorators';
+
+// The runtime and what it hands out
+export {
+  RunHandle,
+  StepInterceptor,
+  Waymark,
+  WaymarkRuntime,
+  WorkflowContext,
+  MAX_STREAM_NAME_LENGTH,
+  type AllOptions,
+  type AnyListener,
+  type ArgsOf,
+  type AsyncMethodOf,
+  type CatchUp,
+  type DateOrDuration,
+  type ForkOptions,
+  type InstanceResolver,
+  type LimiterStats,
+  type PruneOptions,
+  type PruneResult,
+  type QueuedRunView,
+  type QueueStats,
+  type ReadStreamOptions,
+  type ResultOf,
+  type ResumeOptions,
+  type RuntimeOptions,
+  type ScheduleInfo,
+  type ScheduleOptions,
+  type StartOptions,
+  type StreamEntries,
+  type StreamEntry,
+  type StreamRestart,
+  type StreamWriter,
+  type WaymarkEventName,
+  type WaymarkEvents,
+  type WorkerHandle,
+  type WorkerOptions,
+} from './runtime';
+
+// Runs, steps and their records
+export {
+  assertRunId,
+  assertSignalName,
+  isTerminalStatus,
+  DEFAULT_HISTORY_PAGE,
+  DEFAULT_VALUE_CHARS,
+  MAX_HISTORY_PAGE,
+  MAX_RUN_ID_LENGTH,
+  MAX_SIGNAL_NAME_LENGTH,
+  RUN_STATUSES,
+  type HistoryPageOptions,
+  type IsStorable,
+  type ListRunsOptions,
+  type RunPage,
+  type RunStatus,
+  type RunSummary,
+  type StepHookPoint,
+  type StepHooks,
+  type StepInfo,
+  type StepRecord,
+  type StorableResult,
+  type StoredValue,
+  type StreamSummary,
+  type TerminalStatus,
+  type Constructor,
+  type ErrorClass,
+} from './model';
+export { dataSourceOptionsFromUrl, type PendingSignal } from './store';
+
+// Retries, backoff, error classification, queues and limiters
+export {
+  classifyError,
+  isRateLimitedError,
+  isTransientError,
+  readRetryAfter,
+  DEFAULT_BACKOFF,
+  DEFAULT_MAX_ATTEMPTS,
+  type BackoffOptions,
+  type Classification,
+  type ClassificationRules,
+  type ErrorMatcher,
+  type ExponentialBackoffOptions,
+  type FixedBackoffOptions,
+  type Jitter,
+  type LimiterOptions,
+  type QueueOptions,
+  type RateLimit,
+  type RetryOptions,
+} from './policies';
+
+// Time, logging and disposal
+export {
+  formatDuration,
+  isDuration,
+  parseDuration,
+  quietConsoleLogger,
+  MAX_DURATION_MS,
+  type Clock,
+  type Disposable,
+  type Duration,
+  type Logger,
+} from './ground';
+
+// Stored values
+export { registerErrorClasses } from './codec';
+
+// Errors, each with its guard
+export {
+  httpStatusOfError,
+  ConfigurationError,
+  isConfigurationError,
+  CorruptValueError,
+  isCorruptValueError,
+  IdempotencyConflictError,
+  isIdempotencyConflictError,
+  InvalidArgumentError,
+  isInvalidArgumentError,
+  InvalidRunStateError,
+  isInvalidRunStateError,
+  LeaseLostError,
+  isLeaseLostError,
+  MigrationLockTimeoutError,
+  isMigrationLockTimeoutError,
+  NonDeterminismError,
+  isNonDeterminismError,
+  NonRetryableError,
+  isNonRetryableError,
+  NoRuntimeError,
+  isNoRuntimeError,
+  NotInRunError,
+  isNotInRunError,
+  NoWritableHostError,
+  isNoWritableHostError,
+  RetriesExhaustedError,
+  isRetriesExhaustedError,
+  RetryableError,
+  isRetryableError,
+  RunCancelledError,
+  isRunCancelledError,
+  RunConflictError,
+  isRunConflictError,
+  RunFinishedError,
+  isRunFinishedError,
+  RunNotFoundError,
+  isRunNotFoundError,
+  RuntimeClosedError,
+  isRuntimeClosedError,
+  SerializationError,
+  isSerializationError,
+  SignalTimeoutError,
+  isSignalTimeoutError,
+  SimulatedCrash,
+  isSimulatedCrash,
+  StepTimeoutError,
+  isStepTimeoutError,
+  StoreUnavailableError,
+  isStoreUnavailableError,
+  StreamClosedError,
+  isStreamClosedError,
+  TransactionPoolerError,
+  isTransactionPoolerError,
+  UnknownOutcomeError,
+  isUnknownOutcomeError,
+  WaymarkError,
+  isWaymarkError,
+  WorkflowNotRegisteredError,
+  isWorkflowNotRegisteredError,
+  type AttemptSummary,
+  type OutageRetried,
+  type WaymarkErrorCode,
+  type WaymarkErrorOptions,
+} from './errors';

@@ -8,6 +8,8 @@ import { WaymarkError } from '../errors/WaymarkError';
  * (`durableAgentTools`) it is not thrown: its message is returned as the tool's output.
  */
 export class ToolApprovalDeniedError extends WaymarkError {
+  declare readonly code: 'TOOL_APPROVAL_DENIED';
+
   constructor(
     readonly toolName: string,
     readonly toolCallId: string,

@@ -15,9 +15,9 @@ export interface DurableModelProviderOptions {
   /** Retries of one model call; default as `durableModel`'s (5 attempts, `Retry-After` honoured). */
   retry?: RetryOptions;
   /**
-   * A named limiter (\`runtime.limiter(name, …)\`) every attempt passes through, shared with
-   * \`@Step({ limiter })\` steps: its concurrency and rate hold across workers, and a 429 with
-   * \`Retry-After\` pauses every call under it until then.
+   * A named limiter (`runtime.limiter(name, …)`) every attempt passes through, shared with
+   * `@Step({ limiter })` steps: its concurrency and rate hold across workers, and a 429 with
+   * `Retry-After` pauses every call under it until then.
    */
   limiter?: string;
 }

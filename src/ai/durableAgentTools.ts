@@ -22,9 +22,9 @@ export interface DurableAgentToolOptions {
   /** How long a call waits for its approval before `SignalTimeoutError`; default forever. */
   approvalTimeout?: Duration;
   /**
-   * A named limiter (\`runtime.limiter(name, …)\`) every attempt passes through, shared with
-   * \`@Step({ limiter })\` steps: its concurrency and rate hold across workers, and a 429 with
-   * \`Retry-After\` pauses every call under it until then.
+   * A named limiter (`runtime.limiter(name, …)`) every attempt passes through, shared with
+   * `@Step({ limiter })` steps: its concurrency and rate hold across workers, and a 429 with
+   * `Retry-After` pauses every call under it until then.
    */
   limiter?: string;
 }
@@ -44,10 +44,11 @@ export interface DurableAgentToolOptions {
  * const tools = durableAgentTools([lookupOrder, refund], { refund: { needsApproval: true } });
  * ```
  */
-export function durableAgentTools<C = unknown>(
-  tools: Tool<C>[],
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the tools' own types come back as given (a tuple stays a tuple), whatever context each tool declares
+export function durableAgentTools<T extends Tool<any>[]>(
+  tools: T,
   options: Record<string, DurableAgentToolOptions> = {},
-): Tool<C>[] {
+): T {
   const names = tools.map((tool) => (tool.type === 'function' ? tool.name : undefined));
   for (const name of Object.keys(options)) {
     if (!names.includes(name)) {
@@ -57,9 +58,10 @@ export function durableAgentTools<C = unknown>(
       );
     }
   }
-  return tools.map((tool) =>
+  // Each tool keeps its type: a function tool comes back as a function tool of the same shape.
+  return tools.map((tool: Tool<unknown>) =>
     tool.type === 'function' ? durableFunctionTool(tool, options[tool.name] ?? {}) : tool,
-  );
+  ) as T;
 }
 
 function durableFunctionTool<C, P extends ToolInputParameters, R>(

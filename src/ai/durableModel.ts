@@ -5,7 +5,8 @@ import { inWorkflowCode, runInlineStep } from '../runtime/inlineStep';
 import { WorkflowContext } from '../runtime/WorkflowContext';
 import { limiterOption } from './limiterOption';
 import { modelRetryPolicy } from './modelErrors';
-import type { LanguageModelV3, ModelMiddleware } from './modelTypes';
+import type { LanguageModelMiddleware } from 'ai';
+import type { LanguageModelV3 } from './modelTypes';
 import { recordGenerate, recordStream, replayStream } from './recordedModelCall';
 
 /** Options of {@link durableModel} and {@link durableMiddleware}. */
@@ -27,9 +28,9 @@ export interface DurableModelOptions {
   /** Longest one attempt may take: the request is aborted and the attempt retried. */
   timeout?: Duration;
   /**
-   * A named limiter (\`runtime.limiter(name, …)\`) every attempt passes through, shared with
-   * \`@Step({ limiter })\` steps: its concurrency and rate hold across workers, and a 429 with
-   * \`Retry-After\` pauses every call under it until then.
+   * A named limiter (`runtime.limiter(name, …)`) every attempt passes through, shared with
+   * `@Step({ limiter })` steps: its concurrency and rate hold across workers, and a 429 with
+   * `Retry-After` pauses every call under it until then.
    */
   limiter?: string;
 }
@@ -41,7 +42,7 @@ const context = new WorkflowContext();
  * (`wrapLanguageModel({ model, middleware: [durableMiddleware(), …] })`; put it first so it
  * records what the others produce).
  */
-export function durableMiddleware(options: DurableModelOptions = {}): ModelMiddleware {
+export function durableMiddleware(options: DurableModelOptions = {}): LanguageModelMiddleware {
   const retry = modelRetryPolicy(options.retry, 'durableModel(): retry');
   const streamName = options.stream ?? 'llm';
   const timeoutMs =

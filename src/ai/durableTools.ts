@@ -35,15 +35,15 @@ export interface DurableToolOptions<INPUT = unknown> {
   /** How long a call waits for its approval before `SignalTimeoutError`; default forever. */
   approvalTimeout?: Duration;
   /**
-   * A named limiter (\`runtime.limiter(name, …)\`) every attempt passes through, shared with
-   * \`@Step({ limiter })\` steps: its concurrency and rate hold across workers, and a 429 with
-   * \`Retry-After\` pauses every call under it until then.
+   * A named limiter (`runtime.limiter(name, …)`) every attempt passes through, shared with
+   * `@Step({ limiter })` steps: its concurrency and rate hold across workers, and a 429 with
+   * `Retry-After` pauses every call under it until then.
    */
   limiter?: string;
 }
 
 /** Per-tool options of {@link durableTools}, by tool name. */
-export type DurableToolsOptions<TOOLS extends ToolSet> = {
+export type DurableToolOptionsByName<TOOLS extends ToolSet> = {
   [K in keyof TOOLS]?: DurableToolOptions<InferToolInput<TOOLS[K]>>;
 };
 
@@ -77,7 +77,7 @@ const context = new WorkflowContext();
  */
 export function durableTools<TOOLS extends ToolSet>(
   tools: TOOLS & StorableToolOutputs<TOOLS>,
-  options: DurableToolsOptions<TOOLS> = {},
+  options: DurableToolOptionsByName<TOOLS> = {},
 ): TOOLS {
   for (const name of Object.keys(options)) {
     if (!(name in tools)) {

@@ -1,12 +1,16 @@
 /**
  * `waymark/ai`: model calls and tool calls of the Vercel AI SDK (`ai` 6) as steps of a run.
  * Needs the optional peer dependency `ai`; `import 'waymark'` never loads it.
+ *
+ * @packageDocumentation
  */
+
 export { durableModel, durableMiddleware, type DurableModelOptions } from './durableModel';
+export type { LanguageModelV3 } from './modelTypes';
 export {
   durableTools,
   type DurableToolOptions,
-  type DurableToolsOptions,
+  type DurableToolOptionsByName,
   type StorableToolOutputs,
 } from './durableTools';
 export {

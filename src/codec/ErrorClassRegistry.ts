@@ -1,7 +1,7 @@
 import { ConfigurationError } from '../errors/ConfigurationError';
+import type { ErrorClass } from '../model/ErrorClass';
 
-/** A class whose instances are errors. Its constructor is never called, so any parameters fit. */
-export type ErrorClass = abstract new (...args: never[]) => Error;
+export type { ErrorClass };
 
 const registered = new Map<string, ErrorClass>();
 

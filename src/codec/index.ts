@@ -1,2 +1,2 @@
 export { Codec } from './Codec';
-export { registerErrorClasses } from './ErrorClassRegistry';
+export { registerErrorClasses, type ErrorClass } from './ErrorClassRegistry';

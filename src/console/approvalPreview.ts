@@ -11,7 +11,7 @@ export interface ToolApprovalPreview {
   toolCallId: string;
   /**
    * The proposed arguments as stored (JSON, values JSON cannot hold as the codec's tagged
-   * objects), cut at {@link MAX_VALUE_TEXT} characters.
+   * objects), cut at 1,000 characters (`MAX_VALUE_TEXT`).
    */
   input: StoredValue;
 }

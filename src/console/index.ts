@@ -1,3 +1,9 @@
+/**
+ * `waymark/console`: the web console and its JSON API, as a standalone server or a handler
+ * to mount in an application's own HTTP server.
+ *
+ * @packageDocumentation
+ */
 export { generateToken } from './bearerToken';
 export {
   createConsoleHandler,

@@ -6,8 +6,14 @@ import { WaymarkError } from './WaymarkError';
  * runtime is created, never in the middle of a run.
  */
 export class ConfigurationError extends WaymarkError {
+  declare readonly code: 'CONFIGURATION' | 'INVALID_ARGUMENT';
+
   /** @param code - for subclasses only (`INVALID_ARGUMENT`); default `CONFIGURATION`. */
-  constructor(message: string, options?: { cause?: unknown }, code = 'CONFIGURATION') {
+  constructor(
+    message: string,
+    options?: { cause?: unknown },
+    code: 'CONFIGURATION' | 'INVALID_ARGUMENT' = 'CONFIGURATION',
+  ) {
     super(code, message, options);
   }
 }

@@ -7,6 +7,8 @@ import { WaymarkError } from './WaymarkError';
  * the JSON parse error when there is one.
  */
 export class CorruptValueError extends WaymarkError {
+  declare readonly code: 'CORRUPT_VALUE';
+
   readonly path: string;
 
   constructor(path: string, reason: string, options: { cause?: unknown } = {}) {

@@ -6,6 +6,8 @@ import { WaymarkError } from './WaymarkError';
  * within the wait allowed (`idempotencyWait`).
  */
 export class IdempotencyConflictError extends WaymarkError {
+  declare readonly code: 'IDEMPOTENCY_CONFLICT';
+
   constructor(
     readonly key: string,
     readonly heldBy: string,

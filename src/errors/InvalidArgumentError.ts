@@ -14,6 +14,8 @@ import { ConfigurationError } from './ConfigurationError';
  * ```
  */
 export class InvalidArgumentError extends ConfigurationError {
+  declare readonly code: 'INVALID_ARGUMENT';
+
   constructor(
     /** Where and which argument, e.g. `signal(): runId`. */
     readonly argument: string,

@@ -3,6 +3,8 @@ import { WaymarkError } from './WaymarkError';
 
 /** An operator action does not apply to the run in its current status. */
 export class InvalidRunStateError extends WaymarkError {
+  declare readonly code: 'INVALID_RUN_STATE';
+
   constructor(
     readonly runId: string,
     readonly status: string,

@@ -6,6 +6,8 @@ import { WaymarkError } from './WaymarkError';
  * stop the run and write nothing more for it.
  */
 export class LeaseLostError extends WaymarkError {
+  declare readonly code: 'LEASE_LOST';
+
   constructor(
     readonly runId: string,
     readonly epoch: number,

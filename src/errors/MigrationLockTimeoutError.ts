@@ -13,6 +13,8 @@ import { WaymarkError } from './WaymarkError';
  * ```
  */
 export class MigrationLockTimeoutError extends WaymarkError {
+  declare readonly code: 'MIGRATION_LOCK_TIMEOUT';
+
   constructor(
     /** The database whose migrations are locked. */
     readonly database: string,

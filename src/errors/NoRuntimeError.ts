@@ -3,6 +3,8 @@ import { WaymarkError } from './WaymarkError';
 
 /** A workflow was called but no waymark runtime is open in this process. */
 export class NoRuntimeError extends WaymarkError {
+  declare readonly code: 'NO_RUNTIME';
+
   constructor(workflow: string) {
     super(
       'NO_RUNTIME',

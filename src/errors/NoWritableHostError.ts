@@ -15,8 +15,11 @@ export interface HostAnswer {
  * treats it as an outage and retries (a standby may be promoted any moment).
  */
 export class NoWritableHostError extends WaymarkError {
+  declare readonly code: 'NO_WRITABLE_HOST';
+
   constructor(
-    readonly tried: readonly HostAnswer[],
+    /** Each host tried (`host:port`) and what it answered. */
+    readonly tried: readonly { readonly host: string; readonly answer: string }[],
     readonly requirement: 'accepts writes' | 'accepts connections' = 'accepts writes',
   ) {
     super(

@@ -7,6 +7,8 @@ import { WaymarkError } from './WaymarkError';
  * and its history is left untouched.
  */
 export class NonDeterminismError extends WaymarkError {
+  declare readonly code: 'NON_DETERMINISM';
+
   constructor(
     readonly runId: string,
     readonly seq: number,

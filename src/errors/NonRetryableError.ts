@@ -11,6 +11,8 @@ import { WaymarkError } from './WaymarkError';
  * ```
  */
 export class NonRetryableError extends WaymarkError {
+  declare readonly code: 'NON_RETRYABLE';
+
   constructor(message: string, options: { cause?: unknown } = {}) {
     super('NON_RETRYABLE', message, options);
   }

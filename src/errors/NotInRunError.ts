@@ -3,6 +3,8 @@ import { WaymarkError } from './WaymarkError';
 
 /** A run-only feature of `WorkflowContext` was used outside a run (or outside a step). */
 export class NotInRunError extends WaymarkError {
+  declare readonly code: 'NOT_IN_RUN';
+
   constructor(what: string, where: 'run' | 'step', kind = 'step of a run') {
     super(
       'NOT_IN_RUN',

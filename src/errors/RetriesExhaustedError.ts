@@ -14,6 +14,8 @@ export interface AttemptSummary {
  * take a fallback branch); `cause` is the last attempt's error.
  */
 export class RetriesExhaustedError extends WaymarkError {
+  declare readonly code: 'RETRIES_EXHAUSTED';
+
   constructor(
     readonly step: string,
     readonly attempts: number,

@@ -13,6 +13,8 @@ import { WaymarkError } from './WaymarkError';
  * ```
  */
 export class RetryableError extends WaymarkError {
+  declare readonly code: 'RETRYABLE';
+
   /** The earliest time to retry, when known. */
   readonly retryAfter: Duration | undefined;
 

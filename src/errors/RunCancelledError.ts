@@ -3,6 +3,8 @@ import { WaymarkError } from './WaymarkError';
 
 /** The run was cancelled by `runtime.cancel()`; its steps stop at the next boundary. */
 export class RunCancelledError extends WaymarkError {
+  declare readonly code: 'RUN_CANCELLED';
+
   constructor(
     readonly runId: string,
     readonly reason?: string,

@@ -3,6 +3,8 @@ import { WaymarkError } from './WaymarkError';
 
 /** A run id was reused for a different workflow or with different arguments. */
 export class RunConflictError extends WaymarkError {
+  declare readonly code: 'RUN_CONFLICT';
+
   constructor(
     readonly runId: string,
     readonly reason: string,

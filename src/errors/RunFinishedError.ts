@@ -3,6 +3,8 @@ import { WaymarkError } from './WaymarkError';
 
 /** The run has ended (completed, failed or cancelled): it takes no more signals. */
 export class RunFinishedError extends WaymarkError {
+  declare readonly code: 'RUN_FINISHED';
+
   constructor(
     readonly runId: string,
     readonly status: string,

@@ -3,6 +3,8 @@ import { WaymarkError } from './WaymarkError';
 
 /** No run with this id is stored. */
 export class RunNotFoundError extends WaymarkError {
+  declare readonly code: 'RUN_NOT_FOUND';
+
   constructor(readonly runId: string) {
     super('RUN_NOT_FOUND', `no run with id "${runId}"`);
   }

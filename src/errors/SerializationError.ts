@@ -7,6 +7,8 @@ import { WaymarkError } from './WaymarkError';
  * `path` names where it is, e.g. `result.items[3].client`.
  */
 export class SerializationError extends WaymarkError {
+  declare readonly code: 'SERIALIZATION';
+
   readonly path: string;
 
   constructor(path: string, reason: string) {

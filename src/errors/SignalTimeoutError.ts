@@ -3,6 +3,8 @@ import { WaymarkError } from './WaymarkError';
 
 /** No signal `name` arrived before the wait's timeout. Catch it to take another branch. */
 export class SignalTimeoutError extends WaymarkError {
+  declare readonly code: 'SIGNAL_TIMEOUT';
+
   constructor(
     readonly runId: string,
     readonly signal: string,

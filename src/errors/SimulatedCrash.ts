@@ -6,6 +6,8 @@ import { WaymarkError } from './WaymarkError';
  * nothing more, and every call in flight on it rejects with this error.
  */
 export class SimulatedCrash extends WaymarkError {
+  declare readonly code: 'SIMULATED_CRASH';
+
   constructor(readonly at: string) {
     super('SIMULATED_CRASH', `simulated crash ${at}`);
   }

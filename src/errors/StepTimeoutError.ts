@@ -7,6 +7,8 @@ import { WaymarkError } from './WaymarkError';
  * result is discarded. Transient for the retry classifier.
  */
 export class StepTimeoutError extends WaymarkError {
+  declare readonly code: 'STEP_TIMEOUT';
+
   /** Name of the step that timed out. */
   readonly step: string;
   /** The timeout it exceeded, in milliseconds. */

@@ -23,6 +23,8 @@ export interface OutageRetried {
  * ```
  */
 export class StoreUnavailableError extends WaymarkError {
+  declare readonly code: 'STORE_UNAVAILABLE';
+
   /** How long the operation was retried through the outage, when it was; in ms. */
   readonly retriedMs?: number;
 

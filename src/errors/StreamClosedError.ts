@@ -3,6 +3,8 @@ import { WaymarkError } from './WaymarkError';
 
 /** A chunk was written to a stream that was closed (`writer.close()`): a stream ends once. */
 export class StreamClosedError extends WaymarkError {
+  declare readonly code: 'STREAM_CLOSED';
+
   constructor(
     readonly runId: string,
     readonly stream: string,

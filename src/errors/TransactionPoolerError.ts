@@ -8,8 +8,9 @@ const POOLERS =
 /**
  * PostgreSQL answered the way it answers when a connection pooler in transaction mode stands
  * between waymark and the server: a statement named on one server connection was sent to
- * another (`prepared statement "wm_…" does not exist`, `… already exists`, `bind message
- * supplies …`), or the migration lock was released on a session that never took it. The
+ * another (`prepared statement "wm_…" does not exist`, `… already exists`,
+ * `bind message supplies …`), or the migration lock was released on a session that never
+ * took it. The
  * database is up; the URL is missing `?pgbouncer=true` (a DataSource: `extra: { pgbouncer: true }`),
  * and the message says so. Like an outage, it leaves the run as it was, resumable once the
  * URL is fixed, and records nothing as its outcome.
@@ -21,6 +22,8 @@ const POOLERS =
  * ```
  */
 export class TransactionPoolerError extends WaymarkError {
+  declare readonly code: 'TRANSACTION_POOLER';
+
   constructor(
     /** What waymark was doing, e.g. `create run "po-1"`. */
     readonly operation: string,

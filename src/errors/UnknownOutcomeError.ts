@@ -7,6 +7,8 @@ import { WaymarkError } from './WaymarkError';
  * system), then decide in the workflow, or resolve the parked run with `resolveStep()`.
  */
 export class UnknownOutcomeError extends WaymarkError {
+  declare readonly code: 'UNKNOWN_OUTCOME';
+
   constructor(
     readonly runId: string,
     readonly seq: number,

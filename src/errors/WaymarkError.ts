@@ -1,4 +1,5 @@
 import { brand, hasBrand } from './brand';
+import type { WaymarkErrorCode } from './WaymarkErrorCode';
 
 /** Options shared by every waymark error. */
 export interface WaymarkErrorOptions {
@@ -17,9 +18,10 @@ export interface WaymarkErrorOptions {
  * ```
  */
 export class WaymarkError extends Error {
-  readonly code: string;
+  /** Which error this is; each subclass narrows it to its own code. */
+  readonly code: WaymarkErrorCode;
 
-  constructor(code: string, message: string, options: WaymarkErrorOptions = {}) {
+  constructor(code: WaymarkErrorCode, message: string, options: WaymarkErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.name = new.target.name;
@@ -30,7 +32,7 @@ export class WaymarkError extends Error {
 brand(WaymarkError, 'WaymarkError');
 
 /** True when `error` is a waymark error, optionally with the given `code`. */
-export function isWaymarkError(error: unknown, code?: string): error is WaymarkError {
+export function isWaymarkError(error: unknown, code?: WaymarkErrorCode): error is WaymarkError {
   return (
     hasBrand(error, 'WaymarkError') && (code === undefined || (error as WaymarkError).code === code)
   );

@@ -6,6 +6,8 @@ import { WaymarkError } from './WaymarkError';
  * `@Workflow`. Import the module that defines it before resuming.
  */
 export class WorkflowNotRegisteredError extends WaymarkError {
+  declare readonly code: 'WORKFLOW_NOT_REGISTERED';
+
   constructor(
     readonly workflow: string,
     detail = 'no loaded class declares it; import the module that defines it',

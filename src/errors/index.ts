@@ -28,3 +28,4 @@ export * from './MigrationLockTimeoutError';
 export * from './httpStatusOfError';
 export * from './NoWritableHostError';
 export * from './TransactionPoolerError';
+export * from './WaymarkErrorCode';

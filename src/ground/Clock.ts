@@ -1,6 +1,6 @@
 /**
  * Where a runtime reads the time and waits. Tests swap in a fake clock whose `advance()`
- * fires timers at once; production uses {@link SystemClock}.
+ * fires timers at once; production uses the system clock.
  */
 export interface Clock {
   /**

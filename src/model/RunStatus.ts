@@ -16,7 +16,10 @@ export const RUN_STATUSES: readonly RunStatus[] = Object.freeze([
   'cancelled',
 ]);
 
+/** The statuses a run ends in: it will never run again on its own. */
+export type TerminalStatus = Extract<RunStatus, 'completed' | 'failed' | 'cancelled'>;
+
 /** Whether a run in this status will never run again on its own. */
-export function isTerminalStatus(status: RunStatus): boolean {
+export function isTerminalStatus(status: RunStatus): status is TerminalStatus {
   return status === 'completed' || status === 'failed' || status === 'cancelled';
 }

@@ -13,8 +13,8 @@ export interface TraceRunsOptions {
 
 /**
  * Emits OpenTelemetry spans for a runtime's runs: one span per execution of a run in this
- * process (`waymark.run <workflow>`) and, inside it, one per step attempt (`waymark.step
- * <step>`), with run id, workflow, seq, attempt and outcome as attributes. Every execution of
+ * process (`waymark.run <workflow>`) and, inside it, one per step attempt
+ * (`waymark.step <step>`), with run id, workflow, seq, attempt and outcome as attributes. Every execution of
  * a run — the first, and each resume in any process, days later — belongs to one trace whose
  * id is derived from the run id, and a resumed execution links to the run's root, so a
  * tracing UI shows the whole life of a run together. Needs `@opentelemetry/api` (an optional

@@ -3,7 +3,9 @@ import { Duration, parseDuration } from '../ground/Duration';
 
 /**
  * How the exponential delay is randomised so that many clients failing together do not
- * retry together. See {@link backoffDelay} for the exact ranges.
+ * retry together. With `d = min(max, initial * factor^(attempt-1))`: `none` waits `d`,
+ * `full` a uniform time in `[0, d]`, `equal` in `[d/2, d]`, and `decorrelated` in
+ * `[initial, 3 * previous delay]`, capped at `max`.
  */
 export type Jitter = 'none' | 'full' | 'equal' | 'decorrelated';
 

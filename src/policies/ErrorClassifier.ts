@@ -1,3 +1,4 @@
+import type { ErrorClass } from '../model/ErrorClass';
 import { isNonRetryableError } from '../errors/NonRetryableError';
 import { isRetryableError } from '../errors/RetryableError';
 import { isStepTimeoutError } from '../errors/StepTimeoutError';
@@ -13,10 +14,9 @@ import { isStepTimeoutError } from '../errors/StepTimeoutError';
  * const matchers: ErrorMatcher[] = [RateLimitError, notFound];
  * ```
  */
-export type ErrorMatcher = ErrorClassMatcher | ((error: unknown) => boolean);
+export type ErrorMatcher = ErrorClass | ((error: unknown) => boolean);
 
 /** An error class, matched with `instanceof` (never constructed, so any parameters fit). */
-type ErrorClassMatcher = abstract new (...args: never[]) => Error;
 
 /** The `retryOn` and `abortOn` lists of `@Retry`. */
 export interface ClassificationRules {
@@ -103,10 +103,10 @@ export function classifyError(error: unknown, rules: ClassificationRules = {}): 
 
 /**
  * The built-in classifier: true for a `RetryableError`, a `StepTimeoutError`, a network
- * error with a code in {@link TRANSIENT_NETWORK_CODES} or a database conflict with a code in
- * {@link TRANSIENT_DATABASE_CODES} (on the error or its causes),
- * undici's `TypeError('fetch failed')` (unless its cause says the host does not exist),
- * and an HTTP status in {@link TRANSIENT_HTTP_STATUSES} on `status`, `statusCode` or
+ * error (`ECONNRESET`, `ETIMEDOUT`, `ECONNREFUSED`, `EPIPE`, `EAI_AGAIN`) or a database
+ * conflict (`ER_LOCK_DEADLOCK`, `ER_LOCK_WAIT_TIMEOUT`, `40001`, `40P01`) on the error or its
+ * causes, undici's `TypeError('fetch failed')` (unless its cause says the host does not
+ * exist), and an HTTP status 408, 425, 429, 500, 502, 503 or 504 on `status`, `statusCode` or
  * `response.status`. Usable as a matcher in `retryOn`.
  */
 export function isTransientError(error: unknown): boolean {
@@ -114,7 +114,7 @@ export function isTransientError(error: unknown): boolean {
 }
 
 /** True when `matcher` is an error class rather than a predicate. */
-function isErrorClass(matcher: ErrorMatcher): matcher is ErrorClassMatcher {
+function isErrorClass(matcher: ErrorMatcher): matcher is ErrorClass {
   return matcher === Error || (matcher.prototype as unknown) instanceof Error;
 }
 

@@ -10,7 +10,12 @@ export type { LimiterStats, QueueStats, QueuedRunView } from '../store/FlowStats
  */
 export abstract class FlowControls {
   /** @internal */
-  constructor(protected readonly parts: RuntimeParts) {}
+  protected readonly parts: RuntimeParts;
+
+  /** @internal */
+  constructor(parts: RuntimeParts) {
+    this.parts = parts;
+  }
 
   /**
    * Declares a named queue. Runs of `@Workflow({ queue: name })`, or started with

@@ -11,9 +11,20 @@ import { newClaimToken } from './execution/RunAcquirer';
 import type { RuntimeEvents } from './execution/RuntimeEvents';
 import type { Runs } from './Runs';
 
-/** Operator actions: `queue: true` leaves the run `pending` for a worker instead of continuing it here. */
-export interface QueueOption {
+/**
+ * Options of `retry()`, `resolveStep()` and `fork()`: where the run continues. `queue: true`
+ * leaves it `pending` for a worker (any process) instead of continuing it here.
+ */
+export interface ResumeOptions {
   queue?: boolean;
+}
+
+/** Options of `fork()`: the seq the copy diverges at, its id, and where it continues. */
+export interface ForkOptions extends ResumeOptions {
+  /** Copy the history before this seq; the fork runs on from there. */
+  fromSeq: number;
+  /** The new run's id; default `<runId>:fork-<8 hex digits>`. */
+  newRunId?: string;
 }
 
 /** What operator actions use. */
@@ -37,20 +48,20 @@ export interface OperatorActionsDeps {
 export class OperatorActions {
   constructor(private readonly deps: OperatorActionsDeps) {}
 
-  async retry(runId: string, options: QueueOption): Promise<void> {
+  async retry(runId: string, options: ResumeOptions): Promise<void> {
     const claim = this.claim(options);
     const epoch = await this.deps.control.retry(runId, claim);
     this.continueHere(runId, epoch, claim);
   }
 
-  async resolveStep(runId: string, value: unknown, options: QueueOption): Promise<void> {
+  async resolveStep(runId: string, value: unknown, options: ResumeOptions): Promise<void> {
     const output = this.deps.codec.encode(value, 'value');
     const claim = this.claim(options);
     const epoch = await this.deps.control.resolveStep(runId, output, claim);
     this.continueHere(runId, epoch, claim);
   }
 
-  async fork(runId: string, newRunId: string, fromSeq: number, options: QueueOption) {
+  async fork(runId: string, newRunId: string, fromSeq: number, options: ResumeOptions) {
     if (!Number.isInteger(fromSeq) || fromSeq < 0) {
       throw new ConfigurationError(
         `fork(): fromSeq must be a sequence number (an integer ≥ 0), got ${String(fromSeq)}`,
@@ -73,7 +84,7 @@ export class OperatorActions {
     }
   }
 
-  private claim(options: QueueOption): Claim {
+  private claim(options: ResumeOptions): Claim {
     const now = this.deps.clock.now();
     const token = newClaimToken();
     if (options.queue) return { holder: null, token, leaseMs: null, now };

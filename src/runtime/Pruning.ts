@@ -2,27 +2,24 @@ import { InvalidArgumentError } from '../errors/InvalidArgumentError';
 import type { Clock } from '../ground/Clock';
 import { parseDuration } from '../ground/Duration';
 import type { RunPruner, PruneResult } from '../store/RunPruner';
-import type { RunStatus } from '../model/RunStatus';
-import { timeOf, type TimeOption } from './execution/RunTiming';
+import type { TerminalStatus } from '../model/RunStatus';
+import { timeOf, type DateOrDuration } from './execution/RunTiming';
 
 export type { PruneResult } from '../store/RunPruner';
 
 /** Options of `runtime.prune()`. */
 export interface PruneOptions {
   /** Delete runs that ended longer ago than this (a duration), or before this `Date`. */
-  olderThan: TimeOption;
+  olderThan: DateOrDuration;
   /** Which ended runs; default all three: `completed`, `failed`, `cancelled`. */
-  status?: EndedStatus | EndedStatus[];
+  status?: TerminalStatus | TerminalStatus[];
   /** Only runs of this workflow (or these). */
   workflow?: string | string[];
   /** Runs deleted per transaction; default 500. */
   batchSize?: number;
 }
 
-/** The statuses a run ends in; only ended runs are pruned. */
-export type EndedStatus = Extract<RunStatus, 'completed' | 'failed' | 'cancelled'>;
-
-const ENDED: readonly EndedStatus[] = ['completed', 'failed', 'cancelled'];
+const ENDED: readonly TerminalStatus[] = ['completed', 'failed', 'cancelled'];
 
 /** `runtime.prune()`: checks its options, then deletes in batches under the sweeper lease. */
 export async function pruneRuns(

@@ -17,7 +17,7 @@ import type { Streams } from './streams/Streams';
 import type { TimeParts } from './timeParts';
 import type { WorkerDeps } from './Worker';
 
-/** @internal What a runtime is made of, assembled by `Waymark.create()`. */
+/** What a runtime is made of, assembled by `Waymark.create()` (internal: no entry exports it). */
 export interface RuntimeParts {
   readonly workerId: string;
   readonly container: DependencyContainer;

@@ -1,4 +1,4 @@
-import type { TimeOption } from './execution/RunTiming';
+import type { DateOrDuration } from './execution/RunTiming';
 
 /** Options of {@link WaymarkRuntime.start}. */
 export interface StartOptions {
@@ -14,9 +14,9 @@ export interface StartOptions {
   /** At most one queued or running run per key; a start whose key is held returns that run. */
   dedupe?: string;
   /** Start no earlier than this (a `Date`, or a duration from now); a worker starts it then. */
-  at?: TimeOption;
+  at?: DateOrDuration;
   /** Cancel the run (and its child runs) if it has not ended by then; stored with the run. */
-  deadline?: TimeOption;
+  deadline?: DateOrDuration;
   /** Cancel the queued run if no worker has started it by then. */
-  startBy?: TimeOption;
+  startBy?: DateOrDuration;
 }

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DependencyContainer } from 'tsyringe';
 import type { DataSource } from 'typeorm';
-import type { AnyClass } from '../decorators/metadata';
 import { compileClass } from '../decorators/Plans';
 import type { Constructor } from '../model/Constructor';
 import type { HistoryPageOptions } from '../model/HistoryPage';
@@ -15,8 +14,8 @@ import type { AnyListener, WaymarkEventName, WaymarkEvents } from './execution/R
 import { RuntimeRegistry } from './RuntimeRegistry';
 import { closeOnSignals } from './closeOnSignals';
 import { workflowPlan } from './workflowPlan';
-import type { QueueOption } from './OperatorActions';
-import { Worker, type WorkerOptions } from './Worker';
+import type { ForkOptions, ResumeOptions } from './OperatorActions';
+import { Worker, type WorkerHandle, type WorkerOptions } from './Worker';
 import type { RuntimeParts } from './RuntimeParts';
 import type { ArgsOf, AsyncMethodOf, ResultOf } from './WorkflowMethod';
 import type { StartOptions } from './StartOptions';
@@ -172,7 +171,7 @@ export class WaymarkRuntime extends RuntimeTimeMethods {
    * runtime.installSignalHandlers(); // SIGTERM: finish steps, hand runs over, exit
    * ```
    */
-  startWorker(options?: WorkerOptions): Worker {
+  startWorker(options?: WorkerOptions): WorkerHandle {
     this.lifecycle.assertOpen('start a worker');
     const worker = new Worker(this.parts.workerDeps, options);
     this.parts.shutdown.addWorker(worker);
@@ -206,7 +205,7 @@ export class WaymarkRuntime extends RuntimeTimeMethods {
    * await handle.result();
    * ```
    */
-  async retry<T = unknown>(runId: string, options: QueueOption = {}): Promise<RunHandle<T>> {
+  async retry<T = unknown>(runId: string, options: ResumeOptions = {}): Promise<RunHandle<T>> {
     await this.parts.operator.retry(runId, options);
     return this.handle<T>(runId);
   }
@@ -223,7 +222,7 @@ export class WaymarkRuntime extends RuntimeTimeMethods {
   async resolveStep<T = unknown>(
     runId: string,
     value: unknown,
-    options: QueueOption = {},
+    options: ResumeOptions = {},
   ): Promise<RunHandle<T>> {
     await this.parts.operator.resolveStep(runId, value, options);
     return this.handle<T>(runId);
@@ -241,10 +240,7 @@ export class WaymarkRuntime extends RuntimeTimeMethods {
    * console.log(await fork.result());
    * ```
    */
-  async fork<T = unknown>(
-    runId: string,
-    options: { fromSeq: number; newRunId?: string } & QueueOption,
-  ): Promise<RunHandle<T>> {
+  async fork<T = unknown>(runId: string, options: ForkOptions): Promise<RunHandle<T>> {
     const newRunId = options.newRunId ?? `${runId}:fork-${randomUUID().slice(0, 8)}`;
     await this.parts.operator.fork(runId, newRunId, options.fromSeq, options);
     return this.handle<T>(newRunId);
@@ -259,7 +255,7 @@ export class WaymarkRuntime extends RuntimeTimeMethods {
   }
 
   /** Checks the decorators of classes up front; misuse throws a `ConfigurationError`. */
-  register(...classes: AnyClass[]): void {
+  register(...classes: Constructor[]): void {
     for (const Class of classes) compileClass(Class);
   }
 

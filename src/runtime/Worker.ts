@@ -28,6 +28,14 @@ export interface WorkerOptions {
   versions?: string[];
 }
 
+/** The worker `runtime.startWorker()` started. */
+export interface WorkerHandle {
+  /** Runs this worker is executing now. */
+  readonly running: number;
+  /** Stops claiming; runs already executing go on (`runtime.close()` hands them over). */
+  stop(): Promise<void>;
+}
+
 /** What a worker uses. */
 export interface WorkerDeps {
   readonly queue: RunClaims;
@@ -60,7 +68,7 @@ export interface WorkerDeps {
  * // … on shutdown: await runtime.close({ grace: 10_000 }) stops it and hands runs over.
  * ```
  */
-export class Worker {
+export class Worker implements WorkerHandle {
   private readonly concurrency: number;
   private readonly pollMs: number;
   private readonly executing = new Set<string>();

@@ -185,7 +185,14 @@ export class WorkflowContext {
   step<T>(
     name: string,
     fn: () => Promise<T>,
-    ...options: IsStorable<T> extends true ? [options?: InlineStepOptions] : [StorableStepResult]
+    ...options: IsStorable<T> extends true
+      ? [options?: InlineStepOptions]
+      : [
+          // The compiler's error shows this key: the result cannot be stored and read back equal.
+          {
+            'the result of ctx.step must be storable: no functions, symbols, promises or class instances with methods': never;
+          },
+        ]
   ): Promise<T> {
     const plan = inlineStepPlan(name, options[0] as InlineStepOptions | undefined);
     const scope = RunScope.current();
@@ -260,9 +267,4 @@ export class WorkflowContext {
     if (!step) throw new NotInRunError(`WorkflowContext.${what}`, 'step');
     return step;
   }
-}
-
-/** What `ctx.step` asks of a result that could not be stored and read back equal. */
-interface StorableStepResult {
-  'the result of ctx.step must be storable: no functions, symbols, promises or class instances with methods': never;
 }

@@ -1,10 +1,10 @@
-import { timeOf, type RunTiming, type TimeOption } from './execution/RunTiming';
+import { timeOf, type RunTiming, type DateOrDuration } from './execution/RunTiming';
 
 /** The time options of one start. */
 export interface TimeOptions {
-  at?: TimeOption;
-  deadline?: TimeOption;
-  startBy?: TimeOption;
+  at?: DateOrDuration;
+  deadline?: DateOrDuration;
+  startBy?: DateOrDuration;
 }
 
 /** The absolute times `start()`'s options name; a bad one throws naming it. */

@@ -8,7 +8,11 @@ type Database = NonNullable<TestRuntimeOptions['database']>;
  * The database of {@link crashMatrix}'s cases: in-memory SQLite (the default, new for every
  * case), or a function called once per case that returns a fresh one.
  */
-export type CrashMatrixDatabase = Database | (() => Database | Promise<Database>);
+export type CrashMatrixDatabase =
+  | NonNullable<TestRuntimeOptions['database']>
+  | (() =>
+      | NonNullable<TestRuntimeOptions['database']>
+      | Promise<NonNullable<TestRuntimeOptions['database']>>);
 
 /**
  * Gives each case its own database. A fixed file or server database is refused: every case

@@ -1,3 +1,10 @@
+/**
+ * `waymark/testing`: a test runtime on in-memory SQLite with a fake clock, crash hooks that
+ * kill it like a dead process, a crash matrix, an effect ledger and jest matchers (registered
+ * on import).
+ *
+ * @packageDocumentation
+ */
 import { installMatchers } from './matchers';
 
 export * from './createTestRuntime';
@@ -7,7 +14,7 @@ export * from './EffectLedger';
 export * from './ExecutionLog';
 export * from './FakeClock';
 export { TestRuntime } from './TestRuntime';
-export { waymarkMatchers, installMatchers } from './matchers';
+export { waymarkMatchers, installMatchers, type MatcherResult } from './matchers';
 export { SimulatedCrash, isSimulatedCrash } from '../errors/SimulatedCrash';
 
 installMatchers();

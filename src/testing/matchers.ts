@@ -4,7 +4,8 @@ import type { CrashMatrixReport } from './crashMatrix';
 import type { EffectLedger } from './EffectLedger';
 import type { TestRuntime } from './TestRuntime';
 
-interface MatcherResult {
+/** What each of {@link waymarkMatchers} returns, as `expect.extend()` wants it. */
+export interface MatcherResult {
   pass: boolean;
   message: () => string;
 }

@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Waymark, waymarkMigrations, type WaymarkRuntime } from 'waymark';
+import { Waymark, type WaymarkRuntime } from 'waymark';
+import { waymarkMigrations } from 'waymark/migrations';
 import { createTestDatabase, type Backend, type TestDatabase } from '../support/databases';
 import { CliOrders } from './fixtures/CliOrders';
 import { waymark, WorkerCli, type CliResult } from './support/waymarkCli';

@@ -1,11 +1,6 @@
 import { DataSource, type MigrationInterface } from 'typeorm';
-import {
-  MigrationLockTimeoutError,
-  Migrator,
-  Waymark,
-  dataSourceOptionsFromUrl,
-  waymarkMigrations,
-} from 'waymark';
+import { MigrationLockTimeoutError, Waymark, dataSourceOptionsFromUrl } from 'waymark';
+import { Migrator, waymarkMigrations } from 'waymark/migrations';
 import { mysqlMigrationLockName } from '../../src/store/migrations/MigrationLock';
 import { createTestDatabase, type Backend, type TestDatabase } from '../support/databases';
 

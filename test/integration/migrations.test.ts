@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
-import { Migrator, Waymark, dataSourceOptionsFromUrl, waymarkMigrations } from 'waymark';
+import { Waymark, dataSourceOptionsFromUrl } from 'waymark';
+import { Migrator, waymarkMigrations } from 'waymark/migrations';
 import { ALL_BACKENDS, createTestDatabase, type TestDatabase } from '../support/databases';
 
 describe.each(ALL_BACKENDS.filter((b) => b !== 'sqlite'))('migrations on %s', (backend) => {

@@ -16,19 +16,18 @@ import { container as rootContainer, injectable, type DependencyContainer } from
 import { DataSource, type MigrationInterface } from 'typeorm';
 import {
   MigrationLockTimeoutError,
-  Migrator,
   Step,
   Waymark,
   Workflow,
   dataSourceOptionsFromUrl,
   isStoreUnavailableError,
   isTransactionPoolerError,
-  waymarkMigrations,
   type Logger,
   type RunHandle,
   type StreamEntry,
   type WaymarkRuntime,
 } from 'waymark';
+import { Migrator, waymarkMigrations } from 'waymark/migrations';
 import { StagedWorkflow } from '../crash/fixtures/StagedWorkflow';
 import { readStepLedger, STEP_LEDGER_PATH } from '../crash/fixtures/StepLedger';
 import type { LedgerEntry, LedgerResult } from '../crash/fixtures/LedgerWorkflow';

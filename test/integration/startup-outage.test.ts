@@ -2,13 +2,13 @@ import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import { DataSource, type QueryRunner } from 'typeorm';
 import {
   ConfigurationError,
-  Migrator,
   StoreUnavailableError,
   Waymark,
   dataSourceOptionsFromUrl,
   type Duration,
   type WaymarkRuntime,
 } from 'waymark';
+import { Migrator } from 'waymark/migrations';
 import { mysqlMigrationLockName } from '../../src/store/migrations/MigrationLock';
 import { createTestDatabase, type TestDatabase } from '../support/databases';
 import { TcpProxy } from '../support/TcpProxy';

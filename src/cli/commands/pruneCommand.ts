@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { isDuration, type Duration } from '../../ground/Duration';
-import type { EndedStatus } from '../../runtime/Pruning';
+import type { TerminalStatus } from '../../model/RunStatus';
 import { databaseUrlOf, type CliContext } from '../CliContext';
 import { CliError } from '../CliError';
 import { ExitCode } from '../ExitCode';
@@ -38,7 +38,7 @@ export function registerPruneCommand(program: Command, cli: CliContext): void {
         const result = await withRuntime(url, cli.output, (runtime) =>
           runtime.prune({
             olderThan: options.olderThan as Duration,
-            status: options.status as EndedStatus[] | undefined,
+            status: options.status as TerminalStatus[] | undefined,
             workflow: options.workflow,
           }),
         );

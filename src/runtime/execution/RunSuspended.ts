@@ -6,6 +6,8 @@ import { WaymarkError } from '../../errors/WaymarkError';
  * signal). Not a failure: the run resumes in any process once it is due.
  */
 export class RunSuspended extends WaymarkError {
+  declare readonly code: 'RUN_SUSPENDED';
+
   constructor(
     readonly runId: string,
     readonly wakeAt: number | null,

@@ -11,11 +11,14 @@ export interface RunTiming {
   readonly startBy?: number;
 }
 
-/** A point in time: a `Date`, or a {@link Duration} from now. */
-export type TimeOption = Date | Duration;
+/**
+ * A point in time: a `Date`, or a {@link Duration} from now (`start()`'s `at`, `deadline`) or
+ * before now (`prune()`'s `olderThan`).
+ */
+export type DateOrDuration = Date | Duration;
 
 /** The time `value` names, in epoch ms; a bad value throws naming `where`. */
-export function timeOf(value: TimeOption | undefined, now: number, where: string) {
+export function timeOf(value: DateOrDuration | undefined, now: number, where: string) {
   if (value === undefined) return undefined;
   if (value instanceof Date) {
     const ms = value.getTime();

@@ -1,13 +1,6 @@
-import {
-  ConfigurationError,
-  Retry,
-  Step,
-  Waymark,
-  Workflow,
-  resolveRetryPolicy,
-  validateClassPolicies,
-  type RetryOptions,
-} from 'waymark';
+import { ConfigurationError, Retry, Step, Waymark, Workflow, type RetryOptions } from 'waymark';
+import { resolveRetryPolicy } from '../../../src/policies/RetryPolicy';
+import { validateClassPolicies } from '../../../src/decorators/validateClassPolicies';
 import { METHOD_POLICIES, readMethodPolicies } from '../../../src/decorators/metadata';
 
 /** The ConfigurationError that defining a class throws. */

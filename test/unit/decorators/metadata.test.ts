@@ -6,10 +6,10 @@ import {
   Step,
   Workflow,
   WorkflowContext,
-  findWorkflow,
   Idempotent,
-  validateClassPolicies,
 } from 'waymark';
+import { findWorkflow } from '../../../src/decorators/WorkflowRegistry';
+import { validateClassPolicies } from '../../../src/decorators/validateClassPolicies';
 import { readMethodPolicies, recordPolicy } from '../../../src/decorators/metadata';
 import { applyArgs } from '../../../src/model/ArgsFunction';
 

@@ -3,11 +3,13 @@ import {
   DEFAULT_MAX_ATTEMPTS,
   NonRetryableError,
   RetryableError,
+  type RetryOptions,
+} from 'waymark';
+import {
   decideRetry,
   resolveRetryPolicy,
   type ResolvedRetryPolicy,
-  type RetryOptions,
-} from 'waymark';
+} from '../../../src/policies/RetryPolicy';
 import { mulberry32 } from '../../support/SeededRandom';
 
 const WHERE = '@Retry on Quotes.fetch';
