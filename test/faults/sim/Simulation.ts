@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { container } from 'tsyringe';
@@ -26,6 +26,8 @@ export interface InjectedFault {
 
 /** How long, after the faults end, every run has to complete. */
 const SETTLE_MS = 60_000;
+/** How long the first workers have to start. */
+const READY_MS = 60_000;
 const WORKER_SCRIPT = 'test/faults/sim/simWorker.ts';
 
 /**
@@ -43,7 +45,8 @@ export class Simulation {
   private readonly statementFaults: StatementFaults[] = [];
   private readonly injected: InjectedFault[] = [];
   private readonly timers = new Set<NodeJS.Timeout>();
-  private windowOpen = true;
+  /** Opens when every first worker is ready, so faults hit running workers, not their start-up. */
+  private windowOpen = false;
   private started = 0;
 
   private constructor(
@@ -77,8 +80,9 @@ export class Simulation {
     if (plan.backend !== 'sqlite-file') await this.startProxies();
     const producer = await this.producer();
     try {
-      this.started = Date.now();
       for (let worker = 0; worker < plan.workers; worker++) this.startWorker(worker);
+      await this.untilReady();
+      this.openWindow();
       for (const fault of plan.timed) this.later(fault.atMs, () => this.inject(fault));
       await this.enqueueRuns(producer);
     } finally {
@@ -157,17 +161,15 @@ export class Simulation {
       seed: deriveSeed(plan.seed, 'sqlite', worker, life),
       rate: plan.sqliteRate,
       max: plan.sqliteMax,
-      until: this.started + plan.windowMs,
+      windowFile: this.windowFile,
       dir: this.dir,
       worker,
       life,
     };
     const env: Record<string, string> =
-      plan.backend === 'sqlite-file' && this.windowOpen
-        ? { WAYMARK_SIM_SQLITE_FAULTS: JSON.stringify(sqlite) }
-        : {};
+      plan.backend === 'sqlite-file' ? { WAYMARK_SIM_SQLITE_FAULTS: JSON.stringify(sqlite) } : {};
     const process = WorkerProcess.start(WORKER_SCRIPT, [JSON.stringify(config)], {
-      timeoutMs: plan.windowMs + SETTLE_MS + 60_000,
+      timeoutMs: READY_MS + plan.windowMs + SETTLE_MS + 60_000,
       env,
     });
     this.workers[worker] = process;
@@ -215,8 +217,44 @@ export class Simulation {
   }
 
   /** Faults end: every stopped worker continues, every dead slot gets a process. */
+  /**
+   * Waits until every first worker has printed `ready` (migrated, listening for work): on a
+   * loaded machine starting Node, the TypeScript loader and TypeORM takes seconds, and faults
+   * timed from the spawn would mostly land before any worker had a connection to lose.
+   */
+  private async untilReady(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`the workers were not ready within ${READY_MS} ms`)),
+        READY_MS,
+      );
+    });
+    try {
+      await Promise.race([
+        Promise.all(
+          this.workers.flatMap((w) => (w ? [w.waitForLine((line) => line === 'ready')] : [])),
+        ),
+        deadline,
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private get windowFile(): string {
+    return join(this.dir, 'fault-window-open');
+  }
+
+  private openWindow(): void {
+    this.started = Date.now();
+    this.windowOpen = true;
+    writeFileSync(this.windowFile, '');
+  }
+
   private endFaults(): void {
     this.windowOpen = false;
+    rmSync(this.windowFile, { force: true });
     for (const proxy of this.proxies) proxy.accept();
     for (let worker = 0; worker < this.plan.workers; worker++) {
       const process = this.workers[worker];

@@ -7,6 +7,7 @@
  * body's error, which its step records as it would any other. Each fault is noted
  * in the worker's ledger. The plan comes in `WAYMARK_SIM_SQLITE_FAULTS` (JSON, {@link SqliteFaultPlan}).
  */
+import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { mulberry32 } from '../../support/SeededRandom';
 import { SimLedger } from './SimLedger';
@@ -18,8 +19,12 @@ export interface SqliteFaultPlan {
   readonly rate: number;
   /** The most faults this worker life injects. */
   readonly max: number;
-  /** Real time (`Date.now()`) after which nothing fails. */
-  readonly until: number;
+  /**
+   * Statements fail only while this file exists: the simulator creates it when every worker
+   * is ready and removes it when the fault window ends (a restarted worker cannot know when
+   * the window opened from its own start).
+   */
+  readonly windowFile: string;
   readonly dir: string;
   readonly worker: number;
   readonly life: number;
@@ -37,6 +42,17 @@ function install(plan: SqliteFaultPlan): void {
   const random = mulberry32(plan.seed);
   const ledger = new SimLedger(plan.dir, plan.worker, plan.life);
   let injected = 0;
+  let checkedAt = 0;
+  let windowOpen = false;
+  /** Whether the window is open, looked up at most every 20 ms: a stat per statement is too slow. */
+  const open = (): boolean => {
+    const now = Date.now();
+    if (now - checkedAt >= 20) {
+      checkedAt = now;
+      windowOpen = existsSync(plan.windowFile);
+    }
+    return windowOpen;
+  };
   const probe = new Database(':memory:');
   const proto = Object.getPrototypeOf(probe.prepare('SELECT 1')) as Record<string, Method>;
   probe.close();
@@ -44,7 +60,7 @@ function install(plan: SqliteFaultPlan): void {
     const original = proto[name];
     proto[name] = function (this, ...args) {
       const own = /waymark_|^\s*(BEGIN|COMMIT)/i.test(this.source ?? '');
-      if (own && injected < plan.max && Date.now() < plan.until && random() < plan.rate) {
+      if (own && injected < plan.max && open() && random() < plan.rate) {
         injected++;
         const [code, message] = KINDS[Math.floor(random() * KINDS.length)];
         const sql = String(this.source ?? '').slice(0, 80);
