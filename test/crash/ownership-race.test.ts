@@ -72,20 +72,24 @@ describe.each(BACKENDS)('one execution per claim on %s', (backend) => {
       container: scope,
       leaseDuration: '1s',
     });
-    const flow = scope.resolve(RaceFlow);
-    for (const run of runs) flow.flow(run.key, run.holdAt).catch(() => undefined);
-    await everyRunHeld;
-    holder.kill('the first holder dies mid-step');
-    // The held bodies finish after the death: whatever they go on to do must be refused.
-    release();
+    try {
+      const flow = scope.resolve(RaceFlow);
+      for (const run of runs) flow.flow(run.key, run.holdAt).catch(() => undefined);
+      await everyRunHeld;
+      holder.kill('the first holder dies mid-step');
+      // The held bodies finish after the death: whatever they go on to do must be refused.
+      release();
 
-    const { log, ...counts } = await takeOver(db.url, runs, ledgerPath);
-    expect(counts).toEqual({ resumed: RUNS, completed: RUNS, duplicateResumes: [] });
-    expectEachStepOnce(readStepLedger(ledgerPath), runs);
-    // Opening, the runtime that took over said the dead one had left every run running.
-    expectAbandonedReported(log, runs);
-    expect(log.held()).toEqual([]);
-    await holder.close();
+      const { log, ...counts } = await takeOver(db.url, runs, ledgerPath);
+      expect(counts).toEqual({ resumed: RUNS, completed: RUNS, duplicateResumes: [] });
+      expectEachStepOnce(readStepLedger(ledgerPath), runs);
+      // Opening, the runtime that took over said the dead one had left every run running.
+      expectAbandonedReported(log, runs);
+      expect(log.held()).toEqual([]);
+    } finally {
+      // Also when the run fails: the dead runtime's pool would keep jest from exiting.
+      await holder.close();
+    }
   }, 120_000);
 
   it(`in two processes, the first frozen past its lease (or killed, on SQLite), ${RUNS} runs are taken over with each step executed once, and the first writes nothing more`, async () => {
