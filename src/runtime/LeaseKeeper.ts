@@ -53,6 +53,8 @@ export class LeaseKeeper {
       await this.deps.cancelOverdue();
       await this.noticeLostRuns(new Map(claims.map((c) => [c.runId, c.epoch])));
     } catch (error) {
+      // Closed or killed while renewing: its runs are handed over or dead with it, not lost.
+      if (!lifecycle.isOpen && !lifecycle.isClosing) return;
       logger.warn('could not renew run leases; other processes may take these runs over', {
         error,
       });

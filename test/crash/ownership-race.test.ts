@@ -5,6 +5,7 @@ import { container } from 'tsyringe';
 import { Waymark } from 'waymark';
 import { createTestRuntime } from 'waymark/testing';
 import { createTestDatabase, type Backend, type TestDatabase } from '../support/databases';
+import { ABANDONED_RUNS, HELD_RUN, RecordingLogger } from '../support/RecordingLogger';
 import { deriveSeed, mulberry32, upTo } from '../support/SeededRandom';
 import { NO_HOLD, RACE_HOLD, RACE_STEPS, RaceFlow, type RaceHold } from './fixtures/RaceFlow';
 import { readStepLedger, STEP_LEDGER_PATH } from './fixtures/StepLedger';
@@ -71,17 +72,24 @@ describe.each(BACKENDS)('one execution per claim on %s', (backend) => {
       container: scope,
       leaseDuration: '1s',
     });
-    const flow = scope.resolve(RaceFlow);
-    for (const run of runs) flow.flow(run.key, run.holdAt).catch(() => undefined);
-    await everyRunHeld;
-    holder.kill('the first holder dies mid-step');
-    // The held bodies finish after the death: whatever they go on to do must be refused.
-    release();
+    try {
+      const flow = scope.resolve(RaceFlow);
+      for (const run of runs) flow.flow(run.key, run.holdAt).catch(() => undefined);
+      await everyRunHeld;
+      holder.kill('the first holder dies mid-step');
+      // The held bodies finish after the death: whatever they go on to do must be refused.
+      release();
 
-    const counts = await takeOver(db.url, runs, ledgerPath);
-    expect(counts).toEqual({ resumed: RUNS, completed: RUNS, duplicateResumes: [] });
-    expectEachStepOnce(readStepLedger(ledgerPath), runs);
-    await holder.close();
+      const { log, ...counts } = await takeOver(db.url, runs, ledgerPath);
+      expect(counts).toEqual({ resumed: RUNS, completed: RUNS, duplicateResumes: [] });
+      expectEachStepOnce(readStepLedger(ledgerPath), runs);
+      // Opening, the runtime that took over said the dead one had left every run running.
+      expectAbandonedReported(log, runs);
+      expect(log.held()).toEqual([]);
+    } finally {
+      // Also when the run fails: the dead runtime's pool would keep jest from exiting.
+      await holder.close();
+    }
   }, 120_000);
 
   it(`in two processes, the first frozen past its lease (or killed, on SQLite), ${RUNS} runs are taken over with each step executed once, and the first writes nothing more`, async () => {
@@ -100,8 +108,18 @@ describe.each(BACKENDS)('one execution per claim on %s', (backend) => {
       const freeze = backend !== 'sqlite-file';
       if (freeze) holder.signal('SIGSTOP');
       else holder.kill();
-      const counts = await takeOver(db.url, runs, ledgerPath);
+      const { log, ...counts } = await takeOver(db.url, runs, ledgerPath);
       expect(counts).toEqual({ resumed: RUNS, completed: RUNS, duplicateResumes: [] });
+      if (freeze) {
+        // A frozen holder is alive: nothing was abandoned, and a caller that reached for a run
+        // before its lease lapsed was told whose it was and when it would be taken over.
+        expect(log.abandoned()).toEqual([]);
+        const raced = new Set(runs.map((run) => `race-${run.key}`));
+        expect(log.held().filter((runId) => !raced.has(runId))).toEqual([]);
+      } else {
+        expectAbandonedReported(log, runs);
+        expect(log.held()).toEqual([]);
+      }
       if (freeze) {
         holder.signal('SIGCONT');
         holder.signal('SIGUSR2');
@@ -131,8 +149,16 @@ async function takeOver(url: string, runs: RacedRun[], ledgerPath: string) {
   const scope = container.createChildContainer();
   scope.register(STEP_LEDGER_PATH, { useValue: ledgerPath });
   scope.register(RACE_HOLD, { useValue: NO_HOLD });
+  // It finds the runs of a dead holder (reported as abandoned) or of a frozen one (each caller
+  // told that the run is held until its lease lapses).
+  const log = new RecordingLogger([ABANDONED_RUNS, HELD_RUN]);
   // A lease long enough that a loaded machine's stalls do not let it lapse while running.
-  const runtime = await Waymark.create({ database: url, container: scope, leaseDuration: '10s' });
+  const runtime = await Waymark.create({
+    database: url,
+    container: scope,
+    leaseDuration: '10s',
+    logger: log,
+  });
   const resumed = new Map<string, number>();
   let completed = 0;
   // Each run begins executing here once: resumed (or, with nothing recorded yet, started).
@@ -164,7 +190,16 @@ async function takeOver(url: string, runs: RacedRun[], ledgerPath: string) {
     await runtime.close();
   }
   const duplicateResumes = [...resumed].filter(([, n]) => n > 1).map(([runId]) => runId);
-  return { resumed: resumed.size, completed, duplicateResumes };
+  return { resumed: resumed.size, completed, duplicateResumes, log };
+}
+
+/** One warning, on opening, that the dead holder left all of `runs` running. */
+function expectAbandonedReported(log: RecordingLogger, runs: RacedRun[]): void {
+  const reports = log.abandoned();
+  expect(reports.map((r) => r.count)).toEqual([runs.length]);
+  const raced = new Set(runs.map((run) => `race-${run.key}`));
+  expect(reports[0].ids.filter((runId) => !raced.has(runId))).toEqual([]);
+  expect(reports[0].ids).toHaveLength(3);
 }
 
 /**

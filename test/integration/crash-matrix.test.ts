@@ -3,7 +3,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { injectable } from 'tsyringe';
 import { ConfigurationError, Idempotent, Step, Workflow, WorkflowContext } from 'waymark';
-import { crashMatrix, type CrashMatrixOptions } from 'waymark/testing';
+import { crashMatrix, type CrashMatrixOptions, type CrashMatrixReport } from 'waymark/testing';
+import { ABANDONED_RUNS, RecordingLogger } from '../support/RecordingLogger';
+
+/** The logger of a matrix's runtimes: the restart in each case reports the run left running. */
+const matrixLog = (): RecordingLogger => new RecordingLogger([ABANDONED_RUNS]);
+
+/** Each case's restart reported, once, the one run its crash left running (`runId`, if known). */
+function expectEachCaseReported(
+  log: RecordingLogger,
+  report: CrashMatrixReport,
+  runId: string | RegExp = /./,
+): void {
+  const ids = typeof runId === 'string' ? [runId] : [expect.stringMatching(runId)];
+  expect(log.abandoned()).toEqual(report.cases.map(() => ({ count: 1, ids })));
+}
 
 /** External effects, counted per kind; keyed effects are deduplicated like a real gateway would. */
 class Outbox {
@@ -47,9 +61,12 @@ class Onboarding {
 
 describe('crashMatrix', () => {
   it('crashes every executed step at every hook point and reports each case', async () => {
+    const log = matrixLog();
     const report = await crashMatrix(Onboarding, 'onboard', ['ada'], {
       setup: (container) => container.register(Outbox, { useFactory: () => new Outbox() }),
+      runtime: { logger: log },
     });
+    expectEachCaseReported(log, report, 'onboard-ada');
     expect(report.reference.steps.map((s) => s.name)).toEqual([
       'createAccount',
       'sleep',
@@ -72,13 +89,16 @@ describe('crashMatrix', () => {
 
   it('reports an effect that a crash duplicates, naming the case', async () => {
     let outbox = new Outbox();
+    const log = matrixLog();
     const report = await crashMatrix(Onboarding, 'onboard', ['bob'], {
       setup: (container) => {
         outbox = new Outbox();
         container.registerInstance(Outbox, outbox);
       },
       effects: () => ({ ...outbox.effects }),
+      runtime: { logger: log },
     });
+    expectEachCaseReported(log, report, 'onboard-bob');
     expect(report.failures.map((c) => `${c.point} ${c.target}`)).toEqual([
       'afterEffect Onboarding.welcome',
     ]);
@@ -170,6 +190,9 @@ class AnonymousOnboarding {
   }
 }
 
+/** A run id the runtime chose (`@Workflow()` without `id`). */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 /** A fresh Outbox per case, whose effects the matrix compares. */
 function countedOutbox(): Pick<CrashMatrixOptions, 'setup' | 'effects'> {
   let outbox = new Outbox();
@@ -195,10 +218,13 @@ describe('crashMatrix with signals', () => {
   });
 
   it('sends the signal when the run waits for it, and crashes the steps after the wait too', async () => {
+    const log = matrixLog();
     const report = await crashMatrix(Procurement, 'procure', ['2'], {
       ...countedOutbox(),
       signals: [{ name: 'approval', payload: { approved: true } }],
+      runtime: { logger: log },
     });
+    expectEachCaseReported(log, report, 'po-2');
     expect(report.reference.outcome).toEqual({ ok: true, value: 'placed 2' });
     expect(report.reference.steps.map((s) => s.name)).toEqual([
       'submit',
@@ -219,13 +245,13 @@ describe('crashMatrix with signals', () => {
   });
 
   it('sends a signal `after` a step while the run waits for something else', async () => {
-    await expect(
-      crashMatrix(PatientProcurement, 'procure', ['3'], {
-        signals: [
-          { name: 'approval', payload: { by: 'dana' }, after: 'PatientProcurement.submit' },
-        ],
-      }),
-    ).resolves.toSurviveEveryCrash();
+    const log = matrixLog();
+    const report = await crashMatrix(PatientProcurement, 'procure', ['3'], {
+      signals: [{ name: 'approval', payload: { by: 'dana' }, after: 'PatientProcurement.submit' }],
+      runtime: { logger: log },
+    });
+    expect(report).toSurviveEveryCrash();
+    expectEachCaseReported(log, report, 'patient-3');
   });
 
   it('rejects when a signal was never sent', async () => {
@@ -246,10 +272,13 @@ describe('crashMatrix with signals', () => {
   });
 
   it('compares with a failing reference when the test says the failure is expected', async () => {
+    const log = matrixLog();
     const report = await crashMatrix(Procurement, 'procure', ['6'], {
       ...countedOutbox(),
       expectError: 'SignalTimeoutError',
+      runtime: { logger: log },
     });
+    expectEachCaseReported(log, report, 'po-6');
     expect(report.reference.outcome).toMatchObject({ ok: false });
     expect(report).toSurviveEveryCrash();
     await expect(
@@ -265,9 +294,14 @@ describe('crashMatrix with signals', () => {
 
 describe('crashMatrix gives every case a run of its own', () => {
   it('resumes by run id, so a workflow without @Workflow({ id }) is judged right', async () => {
-    await expect(
-      crashMatrix(AnonymousOnboarding, 'onboard', ['eve'], countedOutbox()),
-    ).resolves.toSurviveEveryCrash();
+    const log = matrixLog();
+    const report = await crashMatrix(AnonymousOnboarding, 'onboard', ['eve'], {
+      ...countedOutbox(),
+      runtime: { logger: log },
+    });
+    expect(report).toSurviveEveryCrash();
+    // A run id of its own per case: each restart reports its case's run.
+    expectEachCaseReported(log, report, UUID);
   });
 
   it('refuses a database every case would share', async () => {
@@ -288,11 +322,13 @@ describe('crashMatrix gives every case a run of its own', () => {
     const dir = mkdtempSync(join(tmpdir(), 'waymark-matrix-'));
     let made = 0;
     try {
+      const log = matrixLog();
       const report = await crashMatrix(AnonymousOnboarding, 'onboard', ['gus'], {
         ...countedOutbox(),
-        runtime: { database: () => `sqlite:${join(dir, `case-${made++}.db`)}` },
+        runtime: { database: () => `sqlite:${join(dir, `case-${made++}.db`)}`, logger: log },
       });
       expect(report).toSurviveEveryCrash();
+      expectEachCaseReported(log, report, UUID);
       expect(made).toBe(1 + report.cases.length);
     } finally {
       rmSync(dir, { recursive: true, force: true });

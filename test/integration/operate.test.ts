@@ -8,6 +8,7 @@ import { Retry, Step, Workflow, WorkflowContext, Waymark, type Logger } from 'wa
 import { traceRuns } from 'waymark/otel';
 import { createTestRuntime, SimulatedCrash, type TestRuntime } from 'waymark/testing';
 import { ALL_BACKENDS, createTestDatabase, type TestDatabase } from '../support/databases';
+import { ABANDONED_RUNS, RecordingLogger } from '../support/RecordingLogger';
 
 /** Counts step bodies per (run, step name). */
 class Calls {
@@ -129,10 +130,16 @@ class Shipping {
 
 describe('changing a workflow safely', () => {
   let runtime: TestRuntime;
+  let log: RecordingLogger;
   beforeEach(async () => {
     v2 = false;
     audits.length = 0;
-    runtime = await createTestRuntime({ container: rootContainer.createChildContainer() });
+    // A restart after a simulated crash reports the run the crash left running.
+    log = new RecordingLogger([ABANDONED_RUNS]);
+    runtime = await createTestRuntime({
+      container: rootContainer.createChildContainer(),
+      logger: log,
+    });
   });
   afterEach(async () => {
     await runtime.close({ grace: 100 });
@@ -142,6 +149,7 @@ describe('changing a workflow safely', () => {
     runtime.crash.afterCommit('Shipping.dispatch');
     await expect(rootContainer.resolve(Shipping).ship('old')).rejects.toThrow(SimulatedCrash);
     runtime = await runtime.restart();
+    expect(log.abandoned()).toEqual([{ count: 1, ids: ['ship-old'] }]);
     v2 = true;
     await expect(rootContainer.resolve(Shipping).ship('old')).resolves.toBe('dispatched label-old');
     expect(audits).toEqual([]);
@@ -156,6 +164,7 @@ describe('changing a workflow safely', () => {
     expect((await runtime.history('ship-old')).map((s) => s.name)).toEqual(['label', 'dispatch']);
     // Replays of the new run keep the patch decision.
     runtime = await runtime.restart();
+    expect(log.abandoned()).toHaveLength(1); // both runs had completed: nothing new to report
     await expect(rootContainer.resolve(Shipping).ship('new')).resolves.toBe('dispatched label-new');
     expect(audits).toEqual(['new']);
   });
@@ -233,13 +242,18 @@ describe('events and OpenTelemetry', () => {
     const provider = new BasicTracerProvider({
       spanProcessors: [new SimpleSpanProcessor(exporter)],
     });
-    let runtime = await createTestRuntime({ container: rootContainer.createChildContainer() });
+    const log = new RecordingLogger([ABANDONED_RUNS]);
+    let runtime = await createTestRuntime({
+      container: rootContainer.createChildContainer(),
+      logger: log,
+    });
     let tracing = traceRuns(runtime, { tracer: provider.getTracer('test') });
     Flaky.failures = 0;
     runtime.crash.afterCommit('Flaky.fetch');
     await expect(rootContainer.resolve(Flaky).go('b')).rejects.toThrow(SimulatedCrash);
     tracing.dispose();
     runtime = await runtime.restart();
+    expect(log.abandoned()).toEqual([{ count: 1, ids: ['traced-b'] }]);
     tracing = traceRuns(runtime, { tracer: provider.getTracer('test') });
     try {
       await rootContainer.resolve(Flaky).go('b');

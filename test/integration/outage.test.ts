@@ -12,6 +12,7 @@ import {
   type WaymarkRuntime,
 } from 'waymark';
 import { createTestDatabase, type Backend, type TestDatabase } from '../support/databases';
+import { ABANDONED_RUNS, RecordingLogger } from '../support/RecordingLogger';
 import { BodyCounts, SlowPipeline } from '../support/fixtures/SlowPipeline';
 
 /** Holds step 2's first execution until the test has taken the database away. */
@@ -89,7 +90,9 @@ describe.each(['mariadb', 'postgres'] as const)('a database outage on %s', (back
   let name: string;
   let user: string;
   let url: string;
-  const open = (options: { storeRetryTimeout?: Duration } = {}): Promise<WaymarkRuntime> =>
+  const open = (
+    options: { storeRetryTimeout?: Duration; logger?: RecordingLogger } = {},
+  ): Promise<WaymarkRuntime> =>
     Waymark.create({ database: url, container: scope, workerId: `outage-${backend}`, ...options });
 
   beforeAll(async () => {
@@ -159,9 +162,12 @@ describe.each(['mariadb', 'postgres'] as const)('a database outage on %s', (back
       await refuseConnections(false);
       await runtime.close({ grace: 100 });
     }
-    // Once the database answers again, calling the workflow again resumes the run.
-    const next = await open();
+    // Once the database answers again, the next runtime says the run was left running, and
+    // calling the workflow again resumes it.
+    const log = new RecordingLogger([ABANDONED_RUNS]);
+    const next = await open({ logger: log });
     try {
+      expect(log.abandoned()).toEqual([{ count: 1, ids: [`slow-pipeline-${id}`] }]);
       await expect(scope.resolve(SlowPipeline).run(id, STEPS)).resolves.toBe(TOTAL);
       const executions = counts.of(`slow-pipeline-${id}`);
       expect(executions).toHaveLength(STEPS);
@@ -242,12 +248,13 @@ describe('a locked SQLite file', () => {
     scope.registerInstance(BodyCounts, counts);
   });
 
-  const open = (storeRetryTimeout: Duration): Promise<WaymarkRuntime> =>
+  const open = (storeRetryTimeout: Duration, logger?: RecordingLogger): Promise<WaymarkRuntime> =>
     Waymark.create({
       database: { type: 'better-sqlite3', database: file, enableWAL: true, timeout: 20 },
       container: scope,
       workerId: 'sqlite-outage',
       storeRetryTimeout,
+      logger,
     });
 
   const lockFor = (ms: number): Promise<void> => {
@@ -293,8 +300,11 @@ describe('a locked SQLite file', () => {
     } finally {
       await runtime.close({ grace: 100 });
     }
-    const next = await open('10s');
+    // The failed call left the run resumable: the next runtime says so, and a call resumes it.
+    const log = new RecordingLogger([ABANDONED_RUNS]);
+    const next = await open('10s', log);
     try {
+      expect(log.abandoned()).toEqual([{ count: 1, ids: [`slow-pipeline-${id}`] }]);
       await expect(scope.resolve(SlowPipeline).run(id, 6)).resolves.toBe(15);
     } finally {
       await next.close({ grace: 100 });

@@ -3,6 +3,7 @@ import { Step, Workflow, dataSourceOptionsFromUrl } from 'waymark';
 import { createTestRuntime, SimulatedCrash, type TestRuntime } from 'waymark/testing';
 import { ALL_BACKENDS, createTestDatabase, type TestDatabase } from '../support/databases';
 import { QueryCounter } from '../support/QueryCounter';
+import { ABANDONED_RUNS, RecordingLogger } from '../support/RecordingLogger';
 
 const N = 25;
 
@@ -44,12 +45,15 @@ describe.each(ALL_BACKENDS)('statements per run on %s', (backend) => {
   let db: TestDatabase;
   let runtime: TestRuntime;
   const counter = new QueryCounter();
+  // A restart after a simulated crash reports the run the crash left running.
+  const log = new RecordingLogger([ABANDONED_RUNS]);
 
   beforeAll(async () => {
     db = await createTestDatabase(backend);
     runtime = await createTestRuntime({
       database: { ...dataSourceOptionsFromUrl(db.url), logging: ['query'], logger: counter },
       container: rootContainer.createChildContainer(),
+      logger: log,
     });
   });
   afterAll(async () => {
@@ -70,7 +74,9 @@ describe.each(ALL_BACKENDS)('statements per run on %s', (backend) => {
     await expect(rootContainer.resolve(Pipeline).process('resumed')).rejects.toThrow(
       SimulatedCrash,
     );
+    log.clear();
     runtime = await runtime.restart();
+    expect(log.abandoned()).toEqual([{ count: 1, ids: ['pipeline-resumed'] }]);
     counter.reset();
     await rootContainer.resolve(Pipeline).process('resumed');
     const historyReads = counter.reads.filter((s) => /FROM waymark_steps/.test(s));
@@ -88,7 +94,9 @@ describe.each(ALL_BACKENDS)('statements per run on %s', (backend) => {
     await expect(rootContainer.resolve(Pipeline).process('recovered')).rejects.toThrow(
       SimulatedCrash,
     );
+    log.clear();
     runtime = await runtime.restart();
+    expect(log.abandoned()).toEqual([{ count: 1, ids: ['pipeline-recovered'] }]);
     counter.reset();
     const handles = await runtime.recover();
     expect(handles.map((h) => h.runId)).toEqual(['pipeline-recovered']);

@@ -10,6 +10,7 @@ import {
   type WaymarkRuntime,
 } from 'waymark';
 import { createTestDatabase, type Backend, type TestDatabase } from '../support/databases';
+import { ABANDONED_RUNS, RecordingLogger } from '../support/RecordingLogger';
 
 /** The application's own row, written by the transactional step. */
 @Entity('lost_tx_orders')
@@ -204,8 +205,11 @@ describe.each<Backend>(['sqlite-file', 'mariadb', 'postgres'])(
         for (const sql of ALLOW_CHECKPOINT[backend]) await app.query(sql);
         await first.close();
       }
-      const second = await Waymark.create({ database: app, container: scope });
+      // The first stopped with the run resumable: the second says so as it opens.
+      const log = new RecordingLogger([ABANDONED_RUNS]);
+      const second = await Waymark.create({ database: app, container: scope, logger: log });
       try {
+        expect(log.abandoned()).toEqual([{ count: 1, ids: [`lost-tx-${orderId}`] }]);
         await expect(second.run(LostTxFlow, 'place', [orderId])).resolves.toBe(
           `saved ${orderId} in attempt 1 then shipped`,
         );

@@ -25,6 +25,7 @@ import {
   renderProgram,
   type CrashRule,
 } from './support/programs';
+import { ABANDONED_RUNS, RecordingLogger } from '../support/RecordingLogger';
 
 /*
  * Random programs (steps, retried steps, failing steps, Promise.all groups, ctx.now/uuid),
@@ -47,6 +48,8 @@ const MAX_LIVES = 8;
 interface Family {
   readonly runtime: TestRuntime;
   readonly probe: Probe;
+  /** What its runtimes logged; a restart after a crash reports the run left running. */
+  readonly log: RecordingLogger;
 }
 
 /** A test runtime on a fresh in-memory database, with a fake clock and its own probe. */
@@ -54,8 +57,9 @@ async function family(): Promise<Family> {
   const scope = rootContainer.createChildContainer();
   const probe = new Probe();
   scope.registerInstance(Probe, probe);
-  const runtime = await createTestRuntime({ clock: 'fake', container: scope });
-  return { runtime, probe };
+  const log = new RecordingLogger([ABANDONED_RUNS]);
+  const runtime = await createTestRuntime({ clock: 'fake', container: scope, logger: log });
+  return { runtime, probe, log };
 }
 
 /** Calls the workflow, jumping the fake clock over every 1 ms backoff. */
@@ -77,7 +81,7 @@ async function recover(
   plan: CrashRule[],
   lives: Life[],
 ): Promise<Recovered> {
-  const { runtime: first, probe } = await family();
+  const { runtime: first, probe, log } = await family();
   let runtime = first;
   for (const { point, target, options } of plan) runtime.crash[point](target, options);
   try {
@@ -106,6 +110,15 @@ async function recover(
         }
         const end = lifeEnd(error);
         runtime = await runtime.restart();
+        const reported = log.abandoned();
+        if (reported.length !== 1 || reported[0].ids.join() !== runId) {
+          throw new Error(
+            `life ${lives.length + 1}: the restarted runtime should report run "${runId}" as left ` +
+              `running, and only it; it reported ${JSON.stringify(reported)}`,
+            { cause: error },
+          );
+        }
+        log.clear();
         lives.push({ ...end, stored: await runtime.history(runId) });
       }
     }

@@ -95,7 +95,8 @@ export class RunAcquirer {
         break;
       case 'running':
         if (!leaseLapsed(row, self)) {
-          if (options.announce) this.deps.onHeld(row);
+          // Held by this very runtime (its worker claimed it meanwhile) is not "held elsewhere".
+          if (options.announce && row.leaseProcess !== self.process) this.deps.onHeld(row);
           return { kind: 'held', row };
         }
     }
