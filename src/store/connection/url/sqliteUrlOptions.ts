@@ -5,10 +5,21 @@ const SQLITE_SYNCHRONOUS = ['normal', 'full'] as const;
 
 /**
  * Options for `sqlite:<file>[?synchronous=normal|full]` (NORMAL, the default, or FULL
- * durability) and `sqlite::memory:`.
+ * durability), `sqlite:///absolute/path.db` and `sqlite::memory:`. `sqlite://<file>` is refused:
+ * what follows `//` is a URL's host, so it cannot name a relative file.
  */
 export function sqliteUrlOptions(url: string): DataSourceOptions {
   const [location, query = ''] = url.slice('sqlite:'.length).split('?', 2) as [string, string?];
+  if (location.startsWith('//') && !location.startsWith('///')) {
+    // `sqlite://waymark.db` is the form other tools take for a relative file, but a URL reads
+    // what follows `//` as a host: it would open `/waymark.db` at the filesystem's root.
+    const file = location.slice(2);
+    throw new ConfigurationError(
+      `database URL "${url}" puts "${file}" where a URL has its host; ` +
+        `write 'sqlite:${file}' for a file relative to the working directory, or ` +
+        `'sqlite:///absolute/path.db' (three slashes) for an absolute one`,
+    );
+  }
   const path = location.replace(/^\/\/(?=\/)/, '');
   if (path === '') {
     throw new ConfigurationError(

@@ -54,6 +54,15 @@ describe('database URLs', () => {
   it.each([
     ['', /database URL is empty/],
     ['sqlite:', /names no file/],
+    // Read as a URL, what follows `//` is a host: never a silent `/waymark.db` at the root.
+    [
+      'sqlite://waymark.db',
+      /puts "waymark.db" where a URL has its host; write 'sqlite:waymark.db'/,
+    ],
+    [
+      'sqlite://./rel.db',
+      /puts "\.\/rel\.db" where a URL has its host; write 'sqlite:\.\/rel\.db'/,
+    ],
     ['sqlite:./waymark.db?synchronous=off', /synchronous=off; expected normal or full/],
     ['sqlite:./waymark.db?journal=wal', /unknown parameter "journal"/],
     ['redis://localhost:6379/0', /unsupported scheme "redis:"/],
