@@ -24,7 +24,7 @@ export interface WaymarkErrorBody {
  * (`StoreUnavailableError`, `RuntimeClosedError`) 503, whose details are logged, not sent.
  * Other errors — waymark's or not — get Nest's usual handling.
  *
- * Register it with `WaymarkModule.forRoot({ …, exceptionFilter: true })`, as any global
+ * `WaymarkModule` registers it for the whole application (unless `exceptionFilter: false`); or as any global
  * filter (`{ provide: APP_FILTER, useClass: WaymarkExceptionFilter }`), or on a controller
  * with `@UseFilters(WaymarkExceptionFilter)`.
  *

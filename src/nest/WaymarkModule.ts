@@ -42,7 +42,7 @@ export class WaymarkModule {
   static forRoot(options: WaymarkModuleOptions): DynamicModule {
     return WaymarkModule.with(
       { provide: WAYMARK_MODULE_OPTIONS, useValue: options },
-      options?.exceptionFilter === true,
+      options?.exceptionFilter !== false,
     );
   }
 
@@ -66,7 +66,7 @@ export class WaymarkModule {
           useFactory: options.useFactory,
           inject: options.inject ?? [],
         },
-        options.exceptionFilter === true,
+        options.exceptionFilter !== false,
       ),
       imports: options.imports ?? [],
     };

@@ -32,7 +32,8 @@ export interface WaymarkModuleOptions extends Omit<RuntimeOptions, 'resolveInsta
   shutdownGrace?: Duration;
   /**
    * Registers `WaymarkExceptionFilter` for the whole application, so waymark's errors
-   * answer 404, 409, 400 or 503 instead of 500. Default `false`.
+   * answer 404, 409, 400 or 503 instead of 500. Default `true`; `false` leaves every error to
+   * the application's own filters (Nest answers those it does not know with 500).
    */
   exceptionFilter?: boolean;
 }

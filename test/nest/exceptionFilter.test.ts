@@ -72,10 +72,15 @@ class OrdersController {
 @UseFilters(WaymarkExceptionFilter)
 class FilteredController extends OrdersController {}
 
-async function appWith(exceptionFilter: boolean, controller: Type = OrdersController) {
+/** `exceptionFilter` undefined: the module's default. */
+async function appWith(exceptionFilter: boolean | undefined, controller: Type = OrdersController) {
   const moduleRef = await Test.createTestingModule({
     imports: [
-      WaymarkModule.forRoot({ database: 'sqlite::memory:', worker: false, exceptionFilter }),
+      WaymarkModule.forRoot({
+        database: 'sqlite::memory:',
+        worker: false,
+        ...(exceptionFilter === undefined ? {} : { exceptionFilter }),
+      }),
     ],
     controllers: [controller],
     providers: [Orders],
@@ -89,7 +94,7 @@ describe('WaymarkExceptionFilter', () => {
   let app: INestApplication;
 
   beforeAll(async () => {
-    app = await appWith(true);
+    app = await appWith(undefined);
     await request(app.getHttpServer()).post('/orders/1/10').expect(201);
   });
   afterAll(() => app?.close());
@@ -134,12 +139,31 @@ describe('WaymarkExceptionFilter', () => {
     await request(app.getHttpServer()).get('/bug').expect(500);
   });
 
-  it('is off unless asked for: without it an unknown run is a 500', async () => {
+  it('is on by default, and off with exceptionFilter: false (an unknown run is then a 500)', async () => {
     const plain = await appWith(false);
     try {
       await request(plain.getHttpServer()).get('/runs/order-404').expect(500);
     } finally {
       await plain.close();
+    }
+  });
+
+  it('is on by default with forRootAsync too', async () => {
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        WaymarkModule.forRootAsync({
+          useFactory: () => ({ database: 'sqlite::memory:', worker: false }),
+        }),
+      ],
+      controllers: [OrdersController],
+      providers: [Orders],
+    }).compile();
+    const built = moduleRef.createNestApplication({ logger: false });
+    await built.init();
+    try {
+      await request(built.getHttpServer()).get('/runs/order-404').expect(404);
+    } finally {
+      await built.close();
     }
   });
 
