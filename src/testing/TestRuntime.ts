@@ -1,5 +1,6 @@
 import { SimulatedCrash } from '../errors/SimulatedCrash';
-import { WaymarkRuntime, type RuntimeParts } from '../runtime/WaymarkRuntime';
+import type { Lifecycle } from '../ground/Lifecycle';
+import { WaymarkRuntime, type RuntimeServices } from '../runtime/WaymarkRuntime';
 import type { DataSource } from 'typeorm';
 import type { Clock } from '../ground/Clock';
 import type { CrashPlan } from './CrashPlan';
@@ -23,11 +24,15 @@ export interface TestFamily {
  */
 export class TestRuntime extends WaymarkRuntime {
   /** @internal Use `createTestRuntime()`. */
+  private readonly releaseConnection: () => Promise<void>;
+
   constructor(
-    parts: RuntimeParts,
+    services: RuntimeServices,
     private readonly family: TestFamily,
+    private readonly lifecycle: Lifecycle,
   ) {
-    super(parts);
+    super(services);
+    this.releaseConnection = () => services.shutdown.releaseConnection();
   }
 
   /**
@@ -83,6 +88,6 @@ export class TestRuntime extends WaymarkRuntime {
 
   /** A dead runtime frees its connections, as the OS would for a dead process. */
   private release(): Promise<void> {
-    return this.parts.release();
+    return this.releaseConnection();
   }
 }

@@ -3,16 +3,11 @@ import { childRunId } from './childRunId';
 import type { RunStore } from '../../store/RunStore';
 import type { Settled } from './invokeAttempt';
 import type { WorkflowCall } from './WorkflowCall';
-import type { RunOutcome } from './RunOutcome';
-import type { RunState } from './RunState';
+import type { RunScope } from './RunScope';
+import type { RunStarter } from './RunStarter';
+import type { RunWaiters } from './RunWaiters';
 import type { StepReplay } from './StepReplay';
 import { insertCheckpoint } from './writers/PlainWriter';
-
-/** Starts (or finds) a child run and waits until it ends; given by the runtime. */
-export type ChildStarter = (
-  call: WorkflowCall,
-  options: { runId: string | undefined; parentRunId: string },
-) => Promise<RunOutcome>;
 
 /**
  * A `@Workflow` called inside a run: a run of its own (id `${parent}/${seq}`, see {@link childRunId}, unless its
@@ -24,10 +19,12 @@ export class ChildRuns {
     private readonly store: RunStore,
     private readonly clock: Clock,
     private readonly replay: StepReplay,
-    private readonly startChild: ChildStarter,
+    private readonly starter: RunStarter,
+    private readonly waiters: RunWaiters,
   ) {}
 
-  async run(run: RunState, seq: number, call: WorkflowCall): Promise<unknown> {
+  async run(scope: RunScope, seq: number, call: WorkflowCall): Promise<unknown> {
+    const { run, operations } = scope;
     const workflow = call.plan;
     run.assertRunnable();
     const recorded = run.history.get(seq);
@@ -35,7 +32,14 @@ export class ChildRuns {
     await run.flush();
     const startedAt = this.clock.now();
     const runId = workflow.id ? undefined : childRunId(run.runId, seq);
-    const outcome = await this.startChild(call, { runId, parentRunId: run.runId });
+    // Through Executions, as every run: joined if it executes here already.
+    const started = await this.starter.start(call, { runId, parentRunId: run.runId }, operations);
+    const outcome = await this.waiters.await(
+      started.runId,
+      () => started.outcome,
+      operations,
+      call,
+    );
     if (outcome.status === 'needs_attention') {
       run.halt(outcome.error, 'needs_attention');
       throw outcome.error;

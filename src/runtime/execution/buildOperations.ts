@@ -7,7 +7,10 @@ import type { WorkQueue } from '../../store/WorkQueue';
 import { StreamStore } from '../../store/StreamStore';
 import { Streams } from '../streams/Streams';
 import type { RuntimeEvents } from './RuntimeEvents';
-import { ChildRuns, type ChildStarter } from './ChildRuns';
+import { ChildRuns } from './ChildRuns';
+import type { Executions } from './Executions';
+import type { RunStarter } from './RunStarter';
+import type { RunWaiters } from './RunWaiters';
 import { DurableWaits } from './DurableWaits';
 import { GlobalKeyClaims } from './GlobalKeyClaims';
 import { HandOver } from './HandOver';
@@ -40,9 +43,11 @@ export interface OperationsSettings {
   readonly idempotencyWaitMs: number;
   /** Runs live in the application's own DataSource: transactional steps are possible. */
   readonly sharesApplicationDataSource: boolean;
-  readonly startChild: ChildStarter;
-  /** Whether a run executes in this process (its stream readers here need not poll). */
-  readonly executingHere: (runId: string) => boolean;
+  /** Where child runs start and are waited for (through `Executions`, as every run). */
+  readonly starter: RunStarter;
+  readonly waiters: RunWaiters;
+  /** The runs executing in this process (their stream readers here need not poll). */
+  readonly executions: Pick<Executions, 'find'>;
   /** Where `@Step({ limiter })` attempts wait for their limiter's slots. */
   readonly limiters: LimiterGate;
 }
@@ -90,7 +95,7 @@ export function buildOperations(s: OperationsSettings): WorkflowOperations {
   return new WorkflowOperations(
     clock,
     steps,
-    new ChildRuns(store, clock, replay, s.startChild),
+    new ChildRuns(store, clock, replay, s.starter, s.waiters),
     new DurableWaits({ ...s, replay }),
     new RecordedValues(store, clock, replay),
     handOver,
@@ -99,7 +104,7 @@ export function buildOperations(s: OperationsSettings): WorkflowOperations {
       codec,
       clock,
       lifecycle,
-      executingHere: s.executingHere,
+      executingHere: (runId) => s.executions.find(runId) !== undefined,
     }),
   );
 }
