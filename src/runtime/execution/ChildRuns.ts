@@ -1,13 +1,13 @@
 import type { Clock } from '../../ground/Clock';
 import { childRunId } from './childRunId';
-import type { RunStore } from '../../store/RunStore';
 import type { Settled } from './invokeAttempt';
 import type { WorkflowCall } from './WorkflowCall';
 import type { RunScope } from './RunScope';
+import { Stop } from './RunStop';
 import type { RunStarter } from './RunStarter';
 import type { RunWaiters } from './RunWaiters';
 import type { StepReplay } from './StepReplay';
-import { insertCheckpoint } from './writers/PlainWriter';
+import type { StepRecords } from './StepRecords';
 
 /**
  * A `@Workflow` called inside a run: a run of its own (id `${parent}/${seq}`, see {@link childRunId}, unless its
@@ -16,7 +16,7 @@ import { insertCheckpoint } from './writers/PlainWriter';
  */
 export class ChildRuns {
   constructor(
-    private readonly store: RunStore,
+    private readonly records: StepRecords,
     private readonly clock: Clock,
     private readonly replay: StepReplay,
     private readonly starter: RunStarter,
@@ -40,10 +40,7 @@ export class ChildRuns {
       operations,
       call,
     );
-    if (outcome.status === 'needs_attention') {
-      run.halt(outcome.error, 'needs_attention');
-      throw outcome.error;
-    }
+    if (outcome.status === 'needs_attention') throw run.stop(Stop.attention(outcome.error));
     const settled: Settled =
       outcome.status === 'completed'
         ? { ok: true, value: outcome.result }
@@ -56,8 +53,9 @@ export class ChildRuns {
       1,
       startedAt,
       this.clock.now(),
+      null,
     );
-    const stored = await insertCheckpoint(this.store, run, built.row);
+    const stored = await this.records.record(built.row, run);
     if (stored !== built.row) return this.replay.replay(run, seq, workflow.name, stored);
     if (built.settled.ok) return built.settled.value;
     throw built.settled.error;

@@ -5,6 +5,7 @@ import { RunEntry, type Entrance, type EntryHost, type Slot } from './RunEntry';
 import type { RunOperations } from './RunScope';
 import type { RunOutcome } from './RunOutcome';
 import type { RunState } from './RunState';
+import { Stop } from './RunStop';
 
 export type { Acquire, Entrance, Slot } from './RunEntry';
 
@@ -111,7 +112,7 @@ export class Executions {
   }
 
   private abort(state: RunState, reason: unknown): void {
-    state.halt(reason, 'abort');
+    state.stop(Stop.abort(reason));
     state.cancellation.abort(reason);
   }
 }

@@ -59,12 +59,12 @@ export class RunExecution implements RunExecutor {
     );
 
     const halted = run.halted;
-    if (halted?.disposition === 'abort') return this.stopped(run, halted.error);
-    if (halted?.disposition === 'suspended') {
-      events.emit('run.waiting', { ...ids, wakeAt: halted.wakeAt ?? null });
-      return { status: 'waiting', wakeAt: halted.wakeAt ?? null };
+    if (halted?.kind === 'abort') return this.stopped(run, halted.error);
+    if (halted?.kind === 'suspended') {
+      events.emit('run.waiting', { ...ids, wakeAt: halted.wakeAt });
+      return { status: 'waiting', wakeAt: halted.wakeAt };
     }
-    if (halted?.disposition === 'parked') {
+    if (halted?.kind === 'parked') {
       events.emit('run.needs_attention', { ...ids, error: halted.error });
       return { status: 'needs_attention', error: halted.error };
     }

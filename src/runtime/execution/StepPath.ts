@@ -14,7 +14,6 @@ import type { StepOutcomes } from './StepOutcomes';
 import type { StepReplay } from './StepReplay';
 import type { CheckpointWriter, StepWrite } from './writers/CheckpointWriter';
 import { CommittedWithBody } from './writers/TransactionalWriter';
-import { withKey } from './writers/withKey';
 
 /** Wraps each attempt of a step body (the public `StepInterceptor`). */
 export interface BodyInvoker {
@@ -92,8 +91,18 @@ export class StepPath {
     }
     const { startedAt, name } = write;
     const now = this.parts.clock.now();
-    const built = replay.build(run, seq, name, outcome, outcome.attempts, startedAt, now);
-    const row = withKey(built.row, write.storedKey);
+    const { storedKey } = write;
+    const built = replay.build(
+      run,
+      seq,
+      name,
+      outcome,
+      outcome.attempts,
+      startedAt,
+      now,
+      storedKey,
+    );
+    const { row } = built;
     const stored = await writer.write(write, row);
     hooks.afterCommit?.(point);
     if (stored !== row) return replay.replay(run, seq, name, stored);

@@ -20,6 +20,7 @@ import { StepAttempts } from './StepAttempts';
 import type { StepHooks } from '../../model/StepHooks';
 import { StepOutcomes } from './StepOutcomes';
 import { StepPath, type BodyInvoker } from './StepPath';
+import { StepRecords } from './StepRecords';
 import { StepReplay } from './StepReplay';
 import { WorkflowOperations } from './WorkflowOperations';
 import { AtMostOnceWriter } from './writers/AtMostOnceWriter';
@@ -60,13 +61,14 @@ export interface OperationsSettings {
 export function buildOperations(s: OperationsSettings): WorkflowOperations {
   const { store, codec, clock, events, hooks, lifecycle } = s;
   const replay = new StepReplay(codec, events);
+  const records = new StepRecords(store);
   const handOver = new HandOver(s.queue, clock, lifecycle);
   const claims = new GlobalKeyClaims(store, clock, lifecycle, {
     self: s.self,
     waitMs: s.idempotencyWaitMs,
   });
   const transactional = s.sharesApplicationDataSource
-    ? new TransactionalWriter(store, replay, codec, clock, (step) =>
+    ? new TransactionalWriter(store, records, replay, codec, clock, (step) =>
         hooks.afterEffect?.({
           runId: step.run.runId,
           seq: step.seq,
@@ -78,9 +80,9 @@ export function buildOperations(s: OperationsSettings): WorkflowOperations {
   const steps = new StepPath({
     replay,
     attempts: new StepAttempts({ ...s, durableDelayMs: s.durableDelayMs }),
-    outcomes: new StepOutcomes(store, codec, clock, events, replay),
+    outcomes: new StepOutcomes(store, records, codec, clock, events, replay),
     writers: {
-      plain: new PlainWriter(store),
+      plain: new PlainWriter(records),
       atMostOnce: new AtMostOnceWriter(store),
       globalKey: new GlobalKeyWriter(store, claims, clock),
       transactional,
@@ -95,9 +97,9 @@ export function buildOperations(s: OperationsSettings): WorkflowOperations {
   return new WorkflowOperations(
     clock,
     steps,
-    new ChildRuns(store, clock, replay, s.starter, s.waiters),
-    new DurableWaits({ ...s, replay }),
-    new RecordedValues(store, clock, replay),
+    new ChildRuns(records, clock, replay, s.starter, s.waiters),
+    new DurableWaits({ ...s, replay, records }),
+    new RecordedValues(records, clock, replay),
     handOver,
     new Streams({
       store: new StreamStore(store),

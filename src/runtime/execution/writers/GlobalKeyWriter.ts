@@ -4,7 +4,7 @@ import type { StepRow } from '../../../store/rows';
 import type { RunStore } from '../../../store/RunStore';
 import type { GlobalKeyClaims } from '../GlobalKeyClaims';
 import { attemptAsItIs, type CheckpointWriter, type StepWrite } from './CheckpointWriter';
-import { insertCheckpoint } from './PlainWriter';
+import { StepRecords } from '../StepRecords';
 
 /**
  * `@Idempotent({ scope: 'global' })`: the key is claimed before the body runs (a key another
@@ -29,7 +29,7 @@ export class GlobalKeyWriter implements CheckpointWriter {
     return this.store.transaction(
       `record step #${step.seq} of run "${step.run.runId}"`,
       async (tx) => {
-        const stored = await insertCheckpoint(tx, step.run, row);
+        const stored = await StepRecords.within(tx).record(row, step.run);
         const keys = new KeyStore(tx);
         if (stored.status === 'completed') {
           await keys.complete(

@@ -7,8 +7,7 @@ import type { RunStore } from '../../../store/RunStore';
 import { OwnStatementFailure } from '../../../store/StoreConnection';
 import type { StepReplay } from '../StepReplay';
 import type { AttemptBody, CheckpointWriter, StepWrite } from './CheckpointWriter';
-import { insertCheckpoint } from './PlainWriter';
-import { withKey } from './withKey';
+import type { StepRecords } from '../StepRecords';
 
 /** A transactional attempt whose checkpoint committed with the body's writes. */
 export class CommittedWithBody {
@@ -31,6 +30,7 @@ const RECORDED_ALREADY = Symbol('recorded already');
 export class TransactionalWriter implements CheckpointWriter {
   constructor(
     private readonly store: RunStore,
+    private readonly records: StepRecords,
     private readonly replay: StepReplay,
     private readonly codec: Codec,
     private readonly clock: Clock,
@@ -42,7 +42,7 @@ export class TransactionalWriter implements CheckpointWriter {
   }
 
   write(step: StepWrite, row: StepRow): Promise<StepRow> {
-    return insertCheckpoint(this.store, step.run, row);
+    return this.records.record(row, step.run);
   }
 
   abandon(): Promise<void> {
@@ -85,10 +85,11 @@ export class TransactionalWriter implements CheckpointWriter {
       attempt,
       step.startedAt,
       this.clock.now(),
+      step.storedKey,
     );
     if (!built.settled.ok) throw built.settled.error;
     this.afterEffect(step);
-    const row = withKey(built.row, step.storedKey);
+    const { row } = built;
     const inserted = await tx.insertStep(row, step.run.epoch).catch((error: unknown) => {
       // The checkpoint is the store's write, not the body's: its failure is never the step's.
       throw isLeaseLostError(error) ? error : new OwnStatementFailure(error);

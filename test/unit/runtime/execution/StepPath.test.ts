@@ -1,3 +1,4 @@
+import { StepRecords } from '../../../../src/runtime/execution/StepRecords';
 import { Step } from '../../../../src/decorators/Step';
 import { compileClass, planOf } from '../../../../src/decorators/Plans';
 import type { StepPlan } from '../../../../src/decorators/StepPlan';
@@ -44,6 +45,7 @@ describe('StepPath', () => {
     const { store, codec, events, lifecycle, self } = db;
     const clock = realClock;
     const replay = new StepReplay(codec, events);
+    const records = new StepRecords(store);
     const claims = new GlobalKeyClaims(store, clock, lifecycle, { self, waitMs: 1000 });
     path = new StepPath({
       replay,
@@ -51,9 +53,9 @@ describe('StepPath', () => {
         ...{ store, codec, clock, events, hooks: {}, lifecycle },
         ...{ durableDelayMs: 30_000, limiters: {} as LimiterGate },
       }),
-      outcomes: new StepOutcomes(store, codec, clock, events, replay),
+      outcomes: new StepOutcomes(store, records, codec, clock, events, replay),
       writers: {
-        plain: new PlainWriter(store),
+        plain: new PlainWriter(records),
         atMostOnce: new AtMostOnceWriter(store),
         globalKey: new GlobalKeyWriter(store, claims, clock),
         transactional: new RefusedTransactionalWriter(),
@@ -108,7 +110,7 @@ describe('StepPath', () => {
     await call(run, 0, 'charge', 500);
     const again = await resumed(run);
     await expect(call(again, 0, 'refund', 500)).rejects.toBeInstanceOf(NonDeterminismError);
-    expect(again.halted?.disposition).toBe('needs_attention');
+    expect(again.halted?.kind).toBe('attention');
     expect(counted.bodies).toBe(1);
   });
 

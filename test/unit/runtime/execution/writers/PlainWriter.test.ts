@@ -1,3 +1,4 @@
+import { StepRecords } from '../../../../../src/runtime/execution/StepRecords';
 import { LeaseLostError } from '../../../../../src/errors/LeaseLostError';
 import { PlainWriter } from '../../../../../src/runtime/execution/writers/PlainWriter';
 import { openMemoryStore, type MemoryStore } from '../memoryRun';
@@ -10,7 +11,7 @@ describe('PlainWriter', () => {
 
   it('stores a completed step in the history a resume loads', async () => {
     const run = await db.claimedRun('plain-1');
-    const writer = new PlainWriter(db.store);
+    const writer = new PlainWriter(new StepRecords(db.store));
     const step = stepWrite(run, 0);
     expect(writer.begin()).toBeUndefined();
     const row = completedRow(step);
@@ -23,7 +24,7 @@ describe('PlainWriter', () => {
 
   it('gives back the outcome stored first when the seq is taken: the first writer wins', async () => {
     const run = await db.claimedRun('plain-2');
-    const writer = new PlainWriter(db.store);
+    const writer = new PlainWriter(new StepRecords(db.store));
     const step = stepWrite(run, 0);
     await writer.write(step, completedRow(step, '"first"'));
     const stored = await writer.write(step, completedRow(step, '"second"'));
@@ -34,9 +35,9 @@ describe('PlainWriter', () => {
     const run = await db.claimedRun('plain-3');
     await db.takeOver('plain-3');
     const step = stepWrite(run, 0);
-    await expect(new PlainWriter(db.store).write(step, completedRow(step))).rejects.toBeInstanceOf(
-      LeaseLostError,
-    );
+    await expect(
+      new PlainWriter(new StepRecords(db.store)).write(step, completedRow(step)),
+    ).rejects.toBeInstanceOf(LeaseLostError);
     expect((await db.store.loadHistory('plain-3')).steps).toEqual([]);
   });
 });

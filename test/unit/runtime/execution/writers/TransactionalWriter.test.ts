@@ -1,3 +1,4 @@
+import { StepRecords } from '../../../../../src/runtime/execution/StepRecords';
 import { LeaseLostError } from '../../../../../src/errors/LeaseLostError';
 import { realClock } from '../../../../../src/ground/Clock';
 import { StepReplay } from '../../../../../src/runtime/execution/StepReplay';
@@ -16,7 +17,14 @@ describe('TransactionalWriter', () => {
     db = await openMemoryStore();
     effects = 0;
     const replay = new StepReplay(db.codec, db.events);
-    writer = new TransactionalWriter(db.store, replay, db.codec, realClock, () => effects++);
+    writer = new TransactionalWriter(
+      db.store,
+      new StepRecords(db.store),
+      replay,
+      db.codec,
+      realClock,
+      () => effects++,
+    );
   });
   afterEach(() => db.close());
 
