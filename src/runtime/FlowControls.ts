@@ -1,21 +1,21 @@
 import type { LimiterOptions, QueueOptions } from '../policies/FlowLimits';
-import type { LimiterStats, QueueStats } from '../store/FlowStats';
-import type { RuntimeParts } from './RuntimeParts';
+import type { Clock } from '../ground/Clock';
+import type { FlowStats, LimiterStats, QueueStats } from '../store/FlowStats';
+import type { FlowRegistry } from './execution/FlowRegistry';
 
 export type { LimiterStats, QueueStats, QueuedRunView } from '../store/FlowStats';
 
 /**
  * The runtime's named queues and limiters: declared in code, enforced through the database
- * across every worker process (see "Queues and limiters" in the README).
+ * across every worker process (see "Queues and limiters" in the README). `WaymarkRuntime`
+ * delegates its `queue`, `limiter`, `queueStats` and `limiterStats` here.
  */
-export abstract class FlowControls {
-  /** @internal */
-  protected readonly parts: RuntimeParts;
-
-  /** @internal */
-  constructor(parts: RuntimeParts) {
-    this.parts = parts;
-  }
+export class FlowControls {
+  constructor(
+    private readonly flows: FlowRegistry,
+    private readonly stats: FlowStats,
+    private readonly clock: Clock,
+  ) {}
 
   /**
    * Declares a named queue. Runs of `@Workflow({ queue: name })`, or started with
@@ -33,7 +33,7 @@ export abstract class FlowControls {
    * ```
    */
   queue(name: string, options: QueueOptions = {}): void {
-    this.parts.flows.declareQueue(name, options);
+    this.flows.declareQueue(name, options);
   }
 
   /**
@@ -47,16 +47,16 @@ export abstract class FlowControls {
    * ```
    */
   limiter(name: string, options: LimiterOptions = {}): void {
-    this.parts.flows.declareLimiter(name, options);
+    this.flows.declareLimiter(name, options);
   }
 
   /** Every queue's depth and executing runs (`''` is the default queue), as stored now. */
   queueStats(): Promise<QueueStats[]> {
-    return this.parts.stores.flowStats.queues();
+    return this.stats.queues();
   }
 
   /** Every limiter's held slots and stored pause. */
   limiterStats(): Promise<LimiterStats[]> {
-    return this.parts.stores.flowStats.limiters(this.parts.clock.now());
+    return this.stats.limiters(this.clock.now());
   }
 }

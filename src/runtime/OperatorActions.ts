@@ -1,13 +1,13 @@
+import { randomUUID } from 'node:crypto';
 import type { Codec } from '../codec/Codec';
 import { ConfigurationError } from '../errors/ConfigurationError';
 import { RunCancelledError } from '../errors/RunCancelledError';
 import type { Clock } from '../ground/Clock';
-import type { LeaseHolder } from '../ground/ProcessIdentity';
 import { assertRunId } from '../model/identifiers';
-import type { Claim, RunControl } from '../store/RunControl';
+import type { RunControl, TakeOver } from '../store/RunControl';
 import type { RunCancellation } from '../store/RunCancellation';
+import type { Claims } from './execution/Claims';
 import type { Executions } from './execution/Executions';
-import { newClaimToken } from './execution/RunAcquirer';
 import type { RuntimeEvents } from './execution/RuntimeEvents';
 import type { Runs } from './Runs';
 
@@ -33,11 +33,10 @@ export interface OperatorActionsDeps {
   readonly cancellation: RunCancellation;
   readonly runs: Runs;
   readonly executions: Executions;
+  readonly claims: Claims;
   readonly codec: Codec;
   readonly clock: Clock;
   readonly events: RuntimeEvents;
-  readonly self: LeaseHolder;
-  readonly leaseMs: number;
 }
 
 /**
@@ -49,28 +48,32 @@ export class OperatorActions {
   constructor(private readonly deps: OperatorActionsDeps) {}
 
   async retry(runId: string, options: ResumeOptions): Promise<void> {
-    const claim = this.claim(options);
+    const claim = this.deps.claims.takeOver(options.queue === true);
     const epoch = await this.deps.control.retry(runId, claim);
     this.continueHere(runId, epoch, claim);
   }
 
   async resolveStep(runId: string, value: unknown, options: ResumeOptions): Promise<void> {
     const output = this.deps.codec.encode(value, 'value');
-    const claim = this.claim(options);
+    const claim = this.deps.claims.takeOver(options.queue === true);
     const epoch = await this.deps.control.resolveStep(runId, output, claim);
     this.continueHere(runId, epoch, claim);
   }
 
-  async fork(runId: string, newRunId: string, fromSeq: number, options: ResumeOptions) {
+  /** Forks `runId` from `fromSeq` into a new run (by default `${runId}:fork-<random>`); its id. */
+  async fork(runId: string, options: ForkOptions): Promise<string> {
+    const { fromSeq } = options;
+    const newRunId = options.newRunId ?? `${runId}:fork-${randomUUID().slice(0, 8)}`;
     if (!Number.isInteger(fromSeq) || fromSeq < 0) {
       throw new ConfigurationError(
         `fork(): fromSeq must be a sequence number (an integer ≥ 0), got ${String(fromSeq)}`,
       );
     }
     assertRunId(newRunId, 'fork(): newRunId');
-    const claim = this.claim(options);
+    const claim = this.deps.claims.takeOver(options.queue === true);
     await this.deps.control.fork(runId, newRunId, fromSeq, claim);
     this.continueHere(newRunId, 1, claim);
+    return newRunId;
   }
 
   /** Cancels the run and every run under it that has not ended (child runs, theirs). */
@@ -84,14 +87,8 @@ export class OperatorActions {
     }
   }
 
-  private claim(options: ResumeOptions): Claim {
-    const now = this.deps.clock.now();
-    const token = newClaimToken();
-    if (options.queue) return { holder: null, token, leaseMs: null, now };
-    return { holder: this.deps.self, token, leaseMs: this.deps.leaseMs, now };
-  }
-
-  private continueHere(runId: string, epoch: number, claim: Claim): void {
-    if (claim.holder) this.deps.runs.adoptOperatorClaim({ runId, epoch, token: claim.token });
+  private continueHere(runId: string, epoch: number, takeOver: TakeOver): void {
+    if (takeOver.holder)
+      this.deps.runs.executeOperatorClaim({ runId, epoch, token: takeOver.token });
   }
 }

@@ -1,124 +1,137 @@
 import type { Codec } from '../codec/Codec';
-import { workflowPlanOf } from '../decorators/Plans';
-import { findWorkflow } from '../decorators/WorkflowRegistry';
+import type { AnyClass } from '../decorators/metadata';
 import { RunNotFoundError } from '../errors/RunNotFoundError';
-import { WorkflowNotRegisteredError } from '../errors/WorkflowNotRegisteredError';
 import type { Clock } from '../ground/Clock';
-import type { Lifecycle } from '../ground/Lifecycle';
 import type { LeaseHolder } from '../ground/ProcessIdentity';
-import { holderGone, type ClaimToken, type Leases } from '../store/Leases';
+import { assertRunId } from '../model/identifiers';
+import { holderGone, type Leases } from '../store/Leases';
 import type { RunRow } from '../store/rows';
-import type { QueueAdmission } from '../store/QueueAdmission';
 import type { RunStore } from '../store/RunStore';
+import type { SignalStore } from '../store/SignalStore';
 import type { RunClaims } from '../store/RunClaims';
-import type { RunIdentity } from './execution/Acquisition';
-import type { Executions } from './execution/Executions';
-import type { FlowRegistry } from './execution/FlowRegistry';
-import type { WorkflowCall } from './execution/WorkflowCall';
+import type { Acquisition } from './execution/Acquisition';
+import type { ClaimToken, Claimed } from './execution/Claims';
+import type { Executions, Slot } from './execution/Executions';
 import type { RunAcquirer } from './execution/RunAcquirer';
 import type { RunObserver } from './execution/RunObserver';
 import { unwrapOutcome, type RunOutcome } from './execution/RunOutcome';
-import type { InstanceResolver } from './RuntimeOptions';
-import { RunStarter, type StartCallOptions, type Started } from './RunStarter';
-import { RunWaiters } from './RunWaiters';
+import type { RunOperations } from './execution/RunScope';
+import type { RunStarter, StartCallOptions, Started } from './execution/RunStarter';
+import type { RunWaiters } from './execution/RunWaiters';
+import { identityOf, type ResolveInstance, type StoredCalls } from './execution/StoredCalls';
+import type { WorkflowCall } from './execution/WorkflowCall';
+import type { StartOptions } from './StartOptions';
+import { timingOf } from './startTiming';
+import { workflowPlan } from './workflowPlan';
 
 /** What a runtime's runs are reached through. */
 export interface RunsDeps {
-  readonly store: RunStore;
-  readonly queueAdmission: QueueAdmission;
-  readonly leases: Leases;
-  readonly queue: RunClaims;
-  readonly codec: Codec;
-  readonly clock: Clock;
-  readonly lifecycle: Lifecycle;
-  readonly self: LeaseHolder;
   readonly executions: Executions;
   readonly acquirer: RunAcquirer;
+  readonly starter: RunStarter;
+  readonly waiters: RunWaiters;
   readonly observer: RunObserver;
-  readonly resolveInstance: InstanceResolver;
-  readonly flows: FlowRegistry;
+  readonly calls: StoredCalls;
+  /** What the workflow code of every run executed here does. */
+  readonly operations: RunOperations;
+  readonly store: RunStore;
+  readonly leases: Leases;
+  readonly queue: RunClaims;
+  readonly signals: SignalStore;
+  readonly codec: Codec;
+  readonly clock: Clock;
+  readonly self: LeaseHolder;
+  readonly resolveInstance: ResolveInstance;
 }
 
 const RECOVER_BATCH = 100;
 
 /**
- * Every way into a run of this runtime, all through {@link Executions}: a workflow call,
- * `start`/`run`, a handle's `result()`, a worker's claim, an operator's claim, `recover()`.
+ * Every way into a run of this runtime, all through {@link Executions.ensure}: a workflow
+ * call, `start`/`run`, a handle's `result()`, a worker's claim, an operator's claim,
+ * `recover()`; and the signals that wake runs.
  */
 export class Runs {
-  private readonly starter: RunStarter;
-  private readonly waiters: RunWaiters;
-
-  constructor(private readonly deps: RunsDeps) {
-    this.starter = new RunStarter(deps);
-    this.waiters = new RunWaiters({ ...deps, resume: (row, call) => this.resume(row, call) });
-  }
+  constructor(private readonly deps: RunsDeps) {}
 
   /** A workflow called outside any run: start, resume or read back its run; its result. */
   async callWorkflow(call: WorkflowCall): Promise<unknown> {
-    return unwrapOutcome(await this.startAndAwait(call, {}));
+    const { starter, waiters, operations } = this.deps;
+    const started = await starter.start(call, {}, operations);
+    return unwrapOutcome(
+      await waiters.await(started.runId, () => started.outcome, operations, call),
+    );
   }
 
-  /** Starts (or finds) the run of `call` and waits until it ends. */
-  async startAndAwait(call: WorkflowCall, options: StartCallOptions): Promise<RunOutcome> {
-    const started = await this.start(call, options);
-    return this.waiters.await(started.runId, () => started.outcome, call);
+  /** `runtime.start(Class, method, args, options)`: the run's id once it is durably recorded. */
+  async startMethod(
+    Class: AnyClass,
+    method: string,
+    args: unknown[],
+    options: StartOptions,
+  ): Promise<string> {
+    if (options.runId !== undefined) assertRunId(options.runId, 'start(): runId');
+    const plan = workflowPlan(Class, method);
+    const instance = this.deps.resolveInstance(Class);
+    const timing = timingOf(options, this.deps.clock.now());
+    const started = await this.start({ instance, plan, args }, { ...options, timing });
+    return started.runId;
   }
 
   /** Starts (or finds) the run of `call`; resolves once it is durably recorded. */
   start(call: WorkflowCall, options: StartCallOptions): Promise<Started> {
-    return this.starter.start(call, options);
+    return this.deps.starter.start(call, options, this.deps.operations);
   }
 
   /** Waits until run `runId` ends, wherever it executes. */
   awaitRun(runId: string): Promise<RunOutcome> {
-    const { executions, observer } = this.deps;
+    const { executions, observer, waiters, operations } = this.deps;
     const first = () => executions.find(runId)?.outcome ?? observer.observe(runId);
-    return this.waiters.await(runId, first);
+    return waiters.await(runId, first, operations);
   }
 
-  /** A signal for `runId` was stored here: a wait on it looks again now. */
-  wake(runId: string): void {
-    this.waiters.wake(runId);
+  /** Stores signal `name` for `runId` (checked to exist and not to have ended); wakes its wait here. */
+  async signal(runId: string, name: string, payload: unknown): Promise<void> {
+    const { codec, signals, clock, waiters } = this.deps;
+    await signals.send(runId, name, codec.encode(payload, 'payload'), clock.now());
+    waiters.wake(runId);
   }
 
-  /** Executes a run a worker here claimed (`row` as claimed). */
-  adoptClaimed(row: RunRow, claim: ClaimToken): Promise<RunOutcome> {
-    const { executions, acquirer } = this.deps;
-    return executions.adopt(row.id, identityOf(row), claim, () =>
-      acquirer.load(claim, this.callFor(row), false),
-    ).outcome;
+  /** Executes a run a worker here claimed (`row` as claimed), in the worker's `slot`. */
+  executeClaimed({ row, claim }: Claimed, slot: Slot): Promise<RunOutcome> {
+    const { executions, acquirer, calls, operations } = this.deps;
+    const load = () => acquirer.load(claim, calls.callFor(row), false);
+    const identity = identityOf(row);
+    return executions.ensure(row.id, { kind: 'claimed', identity, operations, claim, slot, load })
+      .outcome;
   }
 
   /** Executes, in the background, a run an operator action just claimed for this runtime. */
-  adoptOperatorClaim(claim: ClaimToken): void {
-    const { executions, acquirer, store, queue, clock } = this.deps;
-    void executions.adopt(claim.runId, undefined, claim, async () => {
-      const row = await store.loadRun(claim.runId);
-      if (!row) throw new RunNotFoundError(claim.runId);
-      if (!findWorkflow(row.workflow)) {
-        // Not loaded here (an operator tool): hand it to a worker that has the code.
-        await queue.release(claim.runId, claim.epoch, clock.now());
-        return { kind: 'settled', outcome: { status: 'waiting', wakeAt: null } };
-      }
-      return acquirer.load(claim, this.callFor(row), false);
-    });
+  executeOperatorClaim(claim: ClaimToken): void {
+    const { executions, operations } = this.deps;
+    const load = () => this.loadOperatorClaim(claim);
+    const entrance = { identity: undefined, operations, claim, slot: undefined, load };
+    void executions.ensure(claim.runId, { kind: 'claimed', ...entrance });
   }
 
   /** Resumes runs stopped processes left behind (find, claim, history: 3 round trips each). */
   async recover(options: { versions?: string[] } = {}): Promise<string[]> {
-    const { leases, self, clock, executions, acquirer } = this.deps;
+    const { leases, self, clock, executions, acquirer, calls, operations } = this.deps;
     const resumed: string[] = [];
     for (const row of await leases.findRecoverable(self, clock.now(), RECOVER_BATCH)) {
-      if (executions.find(row.id) || !findWorkflow(row.workflow)) continue;
+      if (executions.find(row.id) || !calls.loaded(row)) continue;
       if (options.versions && !options.versions.includes(row.version ?? '')) continue;
-      const tracked = executions.ensure(row.id, identityOf(row), (superseded) =>
-        acquirer.fromRow(row, this.callFor(row), {
-          takePending: false,
-          announce: false,
-          superseded,
-        }),
-      );
+      const tracked = executions.ensure(row.id, {
+        kind: 'acquire',
+        identity: identityOf(row),
+        operations,
+        acquire: (superseded) =>
+          acquirer.fromRow(row, calls.callFor(row), {
+            takePending: false,
+            announce: false,
+            superseded,
+          }),
+      });
       await tracked.acquired;
       resumed.push(row.id);
     }
@@ -134,28 +147,15 @@ export class Runs {
     return (await leases.findLapsedHere(self, 1000)).filter((row) => holderGone(row, self));
   }
 
-  /** Continues a stored run found due, joining its execution here if there is one. */
-  private resume(row: RunRow, call: WorkflowCall | undefined): Promise<RunOutcome> {
-    const { executions, acquirer } = this.deps;
-    const acquire = (superseded: () => boolean) =>
-      acquirer.fromRow(row, call ?? this.callFor(row), {
-        takePending: false,
-        announce: false,
-        superseded,
-      });
-    return executions.ensure(row.id, identityOf(row), acquire).outcome;
+  private async loadOperatorClaim(claim: ClaimToken): Promise<Acquisition> {
+    const { store, queue, clock, acquirer, calls } = this.deps;
+    const row = await store.loadRun(claim.runId);
+    if (!row) throw new RunNotFoundError(claim.runId);
+    if (!calls.loaded(row)) {
+      // Not loaded here (an operator tool): hand it to a worker that has the code.
+      await queue.release(claim.runId, claim.epoch, clock.now());
+      return { kind: 'settled', outcome: { status: 'waiting', wakeAt: null } };
+    }
+    return acquirer.load(claim, calls.callFor(row), false);
   }
-
-  /** The call a stored run makes: its workflow's class and method, instance and arguments. */
-  private callFor(row: RunRow): WorkflowCall {
-    const address = findWorkflow(row.workflow);
-    if (!address) throw new WorkflowNotRegisteredError(row.workflow);
-    const plan = workflowPlanOf(address.target, address.methodName)!;
-    const args = this.deps.codec.decode(row.args, `run "${row.id}" args`) as unknown[];
-    return { instance: this.deps.resolveInstance(address.target), plan, args };
-  }
-}
-
-function identityOf(row: RunRow): RunIdentity {
-  return { workflow: row.workflow, args: row.args };
 }

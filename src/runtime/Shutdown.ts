@@ -4,6 +4,7 @@ import type { Lifecycle } from '../ground/Lifecycle';
 import type { Logger } from '../ground/Logger';
 import type { RunClaims } from '../store/RunClaims';
 import type { Executions } from './execution/Executions';
+import { RuntimeRegistry, type WorkflowEntry } from './RuntimeRegistry';
 import type { Worker } from './Worker';
 
 /** What closing a runtime uses. */
@@ -15,6 +16,8 @@ export interface ShutdownDeps {
   readonly logger: Logger;
   /** Releases what the runtime opened (its DataSource, if waymark created it). */
   readonly release: () => Promise<void>;
+  /** How workflows called outside any run reach this runtime (until it closes). */
+  readonly entry: WorkflowEntry;
 }
 
 /**
@@ -24,6 +27,7 @@ export interface ShutdownDeps {
  */
 export class Shutdown {
   private readonly workers = new Set<Worker>();
+  private closing: Promise<void> | undefined;
 
   constructor(private readonly deps: ShutdownDeps) {}
 
@@ -31,8 +35,20 @@ export class Shutdown {
     this.workers.add(worker);
   }
 
-  async run(graceMs: number): Promise<void> {
+  /** Closes the runtime once, however often it is asked. */
+  close(graceMs: number): Promise<void> {
+    this.closing ??= this.run(graceMs);
+    return this.closing;
+  }
+
+  /** Frees the connection now, as the OS does for a dead process (the testing kit's kill). */
+  releaseConnection(): Promise<void> {
+    return this.deps.release();
+  }
+
+  private async run(graceMs: number): Promise<void> {
     const { lifecycle } = this.deps;
+    RuntimeRegistry.deactivate(this.deps.entry);
     lifecycle.beginClosing();
     await Promise.all([...this.workers].map((worker) => worker.stop()));
     await this.drain(graceMs);

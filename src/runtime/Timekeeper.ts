@@ -15,7 +15,7 @@ import type { RunStore } from '../store/RunStore';
 import type { ScheduleRow, ScheduleStore } from '../store/ScheduleStore';
 import type { FlowRegistry } from './execution/FlowRegistry';
 import { deadlineOf } from './execution/RunTiming';
-import { partitionKeyOf } from './queuePlace';
+import { partitionKeyOf } from './execution/queuePlace';
 import type { RuntimeEvents } from './execution/RuntimeEvents';
 
 /** What a timekeeper uses. */

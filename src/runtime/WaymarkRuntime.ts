@@ -1,31 +1,27 @@
-import { randomUUID } from 'node:crypto';
 import type { DependencyContainer } from 'tsyringe';
+import type { Constructor } from '../model/Constructor';
 import type { DataSource } from 'typeorm';
 import { compileClass } from '../decorators/Plans';
-import type { Constructor } from '../model/Constructor';
+import type { Disposable } from '../ground/Disposable';
 import type { HistoryPageOptions } from '../model/HistoryPage';
 import { assertRunId } from '../model/identifiers';
-import type { Disposable } from '../ground/Disposable';
-import type { Lifecycle } from '../ground/Lifecycle';
 import type { ListRunsOptions, RunPage, StepRecord } from '../model/RunRecords';
-import { RunHandle, type RunAccess } from './RunHandle';
-import { runAccess } from './runAccess';
-import type { AnyListener, WaymarkEventName, WaymarkEvents } from './execution/RuntimeEvents';
-import { RuntimeRegistry } from './RuntimeRegistry';
+import type { StreamSummary } from '../model/StreamSummary';
+import type { LimiterOptions, QueueOptions } from '../policies/FlowLimits';
 import { closeOnSignals } from './closeOnSignals';
-import { workflowPlan } from './workflowPlan';
+import type { AnyListener, WaymarkEventName, WaymarkEvents } from './execution/RuntimeEvents';
+import type { LimiterStats, QueueStats } from './FlowControls';
 import type { ForkOptions, ResumeOptions } from './OperatorActions';
-import { Worker, type WorkerHandle, type WorkerOptions } from './Worker';
-import type { RuntimeParts } from './RuntimeParts';
-import type { ArgsOf, AsyncMethodOf, ResultOf } from './WorkflowMethod';
+import type { PruneOptions, PruneResult } from './Pruning';
+import type { RunHandle } from './RunHandle';
+import type { RuntimeServices } from './RuntimeServices';
+import type { ScheduleInfo, ScheduleOptions } from './Schedules';
 import type { StartOptions } from './StartOptions';
 import type { ReadStreamOptions, StreamEntries } from './streams/StreamEntry';
-import type { StreamSummary } from '../model/StreamSummary';
-import { timingOf } from './startTiming';
-import { RuntimeTimeMethods } from './RuntimeTimeMethods';
+import type { WorkerHandle, WorkerOptions } from './Worker';
+import type { ArgsOf, AsyncMethodOf, ResultOf } from './WorkflowMethod';
 
 export type { AsyncMethodOf } from './WorkflowMethod';
-export type { RuntimeParts } from './RuntimeParts';
 
 /**
  * A durable-execution runtime bound to one database. Create it with `Waymark.create()`.
@@ -37,44 +33,29 @@ export type { RuntimeParts } from './RuntimeParts';
  * await runtime.close();
  * ```
  */
-export class WaymarkRuntime extends RuntimeTimeMethods {
-  private closing: Promise<void> | undefined;
-  private readonly access: RunAccess;
-
+export class WaymarkRuntime {
   /** @internal Use `Waymark.create()`. */
-  constructor(parts: RuntimeParts) {
-    super(parts);
-    this.access = runAccess(parts);
-  }
+  constructor(private readonly services: RuntimeServices) {}
 
   /** This process's identity in run ownership. */
   get workerId(): string {
-    return this.parts.workerId;
+    return this.services.identity.workerId;
   }
 
   /** The container workflow classes are resolved from. */
   get container(): DependencyContainer {
-    return this.parts.container;
+    return this.services.identity.container;
   }
 
   /** The TypeORM DataSource runs are stored in. */
   get dataSource(): DataSource {
-    return this.parts.dataSource;
-  }
-
-  /** @internal */
-  protected get lifecycle(): Lifecycle {
-    return this.parts.lifecycle;
+    return this.services.identity.dataSource;
   }
 
   /**
    * Starts (or finds) the run of `Class.method(...args)` and returns its handle once the
    * run is durably recorded; it executes in the background.
-   *
-   * @example
-   * ```ts
-   * const handle = await runtime.start(ProcurementAgent, 'procure', [request]);
-   * ```
+   * @example `const handle = await runtime.start(ProcurementAgent, 'procure', [request]);`
    */
   async start<C extends object, K extends AsyncMethodOf<C>>(
     Class: Constructor<C>,
@@ -82,18 +63,8 @@ export class WaymarkRuntime extends RuntimeTimeMethods {
     args: ArgsOf<C, K>,
     options: StartOptions = {},
   ): Promise<RunHandle<ResultOf<C, K>>> {
-    if (options.runId !== undefined) assertRunId(options.runId, 'start(): runId');
-    const plan = workflowPlan(Class, method);
-    const instance = this.parts.resolveInstance(Class);
-    const timing = timingOf(options, this.parts.clock.now());
-    const started = await this.parts.runs.start(
-      { instance, plan, args },
-      {
-        ...options,
-        timing,
-      },
-    );
-    return new RunHandle(started.runId, this.access);
+    const runId = await this.services.runs.startMethod(Class, method, args, options);
+    return this.services.reads.handle(runId);
   }
 
   /** Starts (or finds) the run and waits for its result. */
@@ -109,14 +80,13 @@ export class WaymarkRuntime extends RuntimeTimeMethods {
   /** A handle on a stored run by id. */
   handle<T = unknown>(runId: string): RunHandle<T> {
     assertRunId(runId, 'handle(): runId');
-    return new RunHandle<T>(runId, this.access);
+    return this.services.reads.handle<T>(runId);
   }
 
   /**
    * The run's step records in sequence order: all of them, or with `page` one page of at
    * most `limit` (default 100, at most 1000) from `from`, in bounded queries whatever the
    * length of the history.
-   *
    * @example
    * ```ts
    * for (let page = await runtime.history(id, { limit: 500 }); page.length > 0; ) {
@@ -126,7 +96,7 @@ export class WaymarkRuntime extends RuntimeTimeMethods {
    * ```
    */
   history(runId: string, page?: HistoryPageOptions): Promise<StepRecord[]> {
-    return this.parts.queries.history(runId, page);
+    return this.services.reads.history(runId, page);
   }
 
   /**
@@ -136,17 +106,17 @@ export class WaymarkRuntime extends RuntimeTimeMethods {
    * @example `for await (const { chunk, restart } of runtime.readStream(id, 'llm')) show(chunk);`
    */
   readStream<T>(runId: string, name: string, options?: ReadStreamOptions): StreamEntries<T> {
-    return this.parts.streams.read<T>(runId, name, options);
+    return this.services.reads.readStream<T>(runId, name, options);
   }
 
   /** The streams a run has written to, by name, with their length and whether closed. */
   streams(runId: string): Promise<StreamSummary[]> {
-    return this.parts.streams.list(runId);
+    return this.services.reads.streams(runId);
   }
 
   /** Stored runs, newest first, filtered and paged. */
   list(options?: ListRunsOptions): Promise<RunPage> {
-    return this.parts.queries.list(options);
+    return this.services.reads.list(options);
   }
 
   /**
@@ -156,102 +126,136 @@ export class WaymarkRuntime extends RuntimeTimeMethods {
    * (`startWorker`) does this continuously.
    */
   async recover(options: { versions?: string[] } = {}): Promise<RunHandle[]> {
-    const resumed = await this.parts.runs.recover(options);
-    return resumed.map((runId) => new RunHandle(runId, this.access));
+    const resumed = await this.services.runs.recover(options);
+    return resumed.map((runId) => this.services.reads.handle(runId));
   }
 
   /**
    * Starts pulling runs from the database: pending, due and abandoned ones, up to
    * `concurrency` at once. Stopped by `close()`.
-   *
-   * @example
-   * ```ts
-   * const runtime = await Waymark.create({ database: process.env.DATABASE_URL! });
-   * runtime.startWorker({ concurrency: 20 });
-   * runtime.installSignalHandlers(); // SIGTERM: finish steps, hand runs over, exit
-   * ```
+   * @example `runtime.startWorker({ concurrency: 20 }); runtime.installSignalHandlers();`
    */
   startWorker(options?: WorkerOptions): WorkerHandle {
-    this.lifecycle.assertOpen('start a worker');
-    const worker = new Worker(this.parts.workerDeps, options);
-    this.parts.shutdown.addWorker(worker);
-    return worker;
+    return this.services.workers.start(options);
   }
 
   /**
    * Sends signal `name` with `payload` to a run: stored in the same transaction that checks
    * the run exists and has not ended, so it is never lost; a run waiting for it is woken.
-   *
-   * @example
-   * ```ts
-   * await runtime.signal('po-1234', 'approval', { approved: true, by: 'dana' });
-   * ```
+   * @example `await runtime.signal('po-1234', 'approval', { approved: true, by: 'dana' });`
    */
   async signal(runId: string, name: string, payload?: unknown): Promise<void> {
-    const { codec, stores, clock, runs } = this.parts;
-    const encoded = codec.encode(payload, 'payload');
-    await stores.signals.send(runId, name, encoded, clock.now());
-    runs.wake(runId);
+    await this.services.runs.signal(runId, name, payload);
   }
 
   /**
    * Puts a `failed` or `needs_attention` run back to work, here and now: the step that
    * stopped it is attempted again with a fresh retry budget (a run stopped by
    * `NonDeterminismError` resumes on the code deployed now).
-   *
-   * @example
-   * ```ts
-   * const handle = await runtime.retry('po-1234');
-   * await handle.result();
-   * ```
+   * @example `await (await runtime.retry('po-1234')).result();`
    */
   async retry<T = unknown>(runId: string, options: ResumeOptions = {}): Promise<RunHandle<T>> {
-    await this.parts.operator.retry(runId, options);
+    await this.services.operator.retry(runId, options);
     return this.handle<T>(runId);
   }
 
   /**
    * Records what an operator found out as the outcome of the step a parked run waits at
    * (`onExhausted: 'intervene'`, `onUnknown: 'intervene'`), and continues the run here.
-   *
-   * @example
-   * ```ts
-   * await runtime.resolveStep('po-1234', { receiptId: 'R-889' }); // the ERP did accept it
-   * ```
+   * @example `await runtime.resolveStep('po-1234', { receiptId: 'R-889' }); // the ERP did accept it`
    */
   async resolveStep<T = unknown>(
     runId: string,
     value: unknown,
     options: ResumeOptions = {},
   ): Promise<RunHandle<T>> {
-    await this.parts.operator.resolveStep(runId, value, options);
+    await this.services.operator.resolveStep(runId, value, options);
     return this.handle<T>(runId);
   }
 
   /**
    * Time travel: a new run of the same workflow and arguments whose history is a copy of
-   * `runId`'s before `fromSeq`; it continues from there on the code deployed now (say, after
-   * fixing the prompt an LLM step got wrong). The original run is left as it is; the fork
-   * records where it came from.
-   *
-   * @example
-   * ```ts
-   * const fork = await runtime.fork('research-42', { fromSeq: 3 }); // re-run from the summary step
-   * console.log(await fork.result());
-   * ```
+   * `runId`'s before `fromSeq`; it continues on the code deployed now (say, after fixing a
+   * prompt). The original run is left as it is; the fork records where it came from.
+   * @example `const fork = await runtime.fork('research-42', { fromSeq: 3 }); // from the summary step`
    */
   async fork<T = unknown>(runId: string, options: ForkOptions): Promise<RunHandle<T>> {
-    const newRunId = options.newRunId ?? `${runId}:fork-${randomUUID().slice(0, 8)}`;
-    await this.parts.operator.fork(runId, newRunId, options.fromSeq, options);
-    return this.handle<T>(newRunId);
+    return this.handle<T>(await this.services.operator.fork(runId, options));
+  }
+
+  /** Ends a run that has not ended; a process executing it stops (its step's `ctx.signal` aborts). */
+  cancel(runId: string, reason?: string): Promise<void> {
+    return this.services.operator.cancel(runId, reason);
   }
 
   /**
-   * Ends a run that has not ended. A process executing it stops at its next step
-   * boundary (here at once: the running step's `ctx.signal` aborts) and writes nothing more.
+   * Declares a named queue: runs of `@Workflow({ queue: name })` or `start(…, { queue: name })`
+   * wait in it for a worker, within its limits. Every process using it declares it alike.
+   * @example `runtime.queue('research', { concurrency: 3, rateLimit: { limit: 10, period: '1s' } });`
    */
-  cancel(runId: string, reason?: string): Promise<void> {
-    return this.parts.operator.cancel(runId, reason);
+  queue(name: string, options: QueueOptions = {}): void {
+    this.services.flows.queue(name, options);
+  }
+
+  /**
+   * Declares a named limiter that `@Step({ limiter: name })` attempts pass through: its
+   * concurrency and rate hold across every worker; an attempt answered with HTTP 429 and a
+   * Retry-After pauses every step under it, in every worker, until then.
+   * @example `runtime.limiter('openai', { concurrency: 8, rateLimit: { limit: 500, period: '1m' } });`
+   */
+  limiter(name: string, options: LimiterOptions = {}): void {
+    this.services.flows.limiter(name, options);
+  }
+
+  /** Every queue's depth and executing runs (`''` is the default queue), as stored now. */
+  queueStats(): Promise<QueueStats[]> {
+    return this.services.flows.queueStats();
+  }
+
+  /** Every limiter's held slots and stored pause. */
+  limiterStats(): Promise<LimiterStats[]> {
+    return this.services.flows.limiterStats();
+  }
+
+  /**
+   * Creates (or redefines) the schedule `name`, stored in the database: on every tick of
+   * `cron` in `timezone`, a worker that runs `workflow` starts one run of it with `args` —
+   * one run per tick however many workers run (its id is `name@<tick ISO time>`). A cron
+   * expression that does not parse or an unknown time zone is refused here.
+   * @example `await runtime.schedule('nightly', { cron: '0 2 * * *', workflow: 'reports.nightly', args: [] });`
+   */
+  schedule(name: string, options: ScheduleOptions): Promise<ScheduleInfo> {
+    return this.services.time.define(name, options);
+  }
+
+  /** Every stored schedule, by name. */
+  schedules(): Promise<ScheduleInfo[]> {
+    return this.services.time.list();
+  }
+
+  /** Stops starting runs for the schedule until it is resumed. */
+  pauseSchedule(name: string): Promise<void> {
+    return this.services.time.pause(name);
+  }
+
+  /** Starts the paused schedule again from its next tick (ticks while paused are not run). */
+  resumeSchedule(name: string): Promise<void> {
+    return this.services.time.resume(name);
+  }
+
+  /** Deletes the schedule; runs it started stay. False when there was none. */
+  deleteSchedule(name: string): Promise<boolean> {
+    return this.services.time.delete(name);
+  }
+
+  /**
+   * Deletes ended runs (and their history) that ended longer ago than `olderThan`, in
+   * batches, one sweeper at a time across all processes (`busy: true` when another was at
+   * work). `@Workflow({ retention })` makes workers do the same on their own.
+   * @example `const { deleted } = await runtime.prune({ olderThan: '30d', status: 'completed' });`
+   */
+  prune(options: PruneOptions): Promise<PruneResult> {
+    return this.services.time.prune(options);
   }
 
   /** Checks the decorators of classes up front; misuse throws a `ConfigurationError`. */
@@ -261,7 +265,7 @@ export class WaymarkRuntime extends RuntimeTimeMethods {
 
   /** Listens to every runtime event (name and payload) until the returned disposable is disposed. */
   onAny(listener: AnyListener): Disposable {
-    return this.parts.events.onAny(listener);
+    return this.services.events.onAny(listener);
   }
 
   /** Listens to runtime events until the returned disposable is disposed. */
@@ -269,7 +273,7 @@ export class WaymarkRuntime extends RuntimeTimeMethods {
     event: K,
     listener: (payload: WaymarkEvents[K]) => void,
   ): Disposable {
-    return this.parts.events.on(event, listener);
+    return this.services.events.on(event, listener);
   }
 
   /**
@@ -278,8 +282,7 @@ export class WaymarkRuntime extends RuntimeTimeMethods {
    * grace period are handed back to the queue, resumable by another process at once.
    */
   close(options: { grace?: number } = {}): Promise<void> {
-    this.closing ??= this.shutdownNow(options.grace ?? 10_000);
-    return this.closing;
+    return this.services.shutdown.close(options.grace ?? 10_000);
   }
 
   /**
@@ -288,10 +291,5 @@ export class WaymarkRuntime extends RuntimeTimeMethods {
    */
   installSignalHandlers(options: { grace?: number; exit?: boolean } = {}): Disposable {
     return closeOnSignals(() => this.close({ grace: options.grace }), options.exit ?? true);
-  }
-
-  private shutdownNow(graceMs: number): Promise<void> {
-    RuntimeRegistry.deactivate(this.parts.entry);
-    return this.parts.shutdown.run(graceMs);
   }
 }

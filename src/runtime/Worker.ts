@@ -4,13 +4,12 @@ import { parseDuration, type Duration } from '../ground/Duration';
 import type { Lifecycle } from '../ground/Lifecycle';
 import type { Logger } from '../ground/Logger';
 import type { LeaseHolder } from '../ground/ProcessIdentity';
-import type { ClaimToken, Leases } from '../store/Leases';
-import type { RunRow } from '../store/rows';
+import type { Leases } from '../store/Leases';
 import type { ResolvedQueue } from '../policies/FlowLimits';
 import type { NamedQueueClaims } from '../store/NamedQueueClaims';
-import type { RunClaims } from '../store/RunClaims';
+import type { Claimed, ClaimFilter, Claims } from './execution/Claims';
+import type { Executions, Slot } from './execution/Executions';
 import type { FlowRegistry } from './execution/FlowRegistry';
-import { newClaimToken } from './execution/RunAcquirer';
 import type { RunOutcome } from './execution/RunOutcome';
 
 /** Options of `runtime.startWorker()`. */
@@ -28,32 +27,32 @@ export interface WorkerOptions {
   versions?: string[];
 }
 
-/** The worker `runtime.startWorker()` started. */
-export interface WorkerHandle {
-  /** Runs this worker is executing now. */
-  readonly running: number;
-  /** Stops claiming; runs already executing go on (`runtime.close()` hands them over). */
-  stop(): Promise<void>;
-}
-
 /** What a worker uses. */
 export interface WorkerDeps {
-  readonly queue: RunClaims;
+  readonly claims: Claims;
   readonly leases: Leases;
   readonly self: LeaseHolder;
   readonly clock: Clock;
   readonly leaseMs: number;
   readonly lifecycle: Lifecycle;
   readonly logger: Logger;
-  /** Whether a run executes in this runtime now (its own late lease is not an abandoned run). */
-  readonly executingHere: (runId: string) => boolean;
-  /** Executes, here, a run this worker claimed (`row` as claimed); settles when it stops here. */
-  readonly execute: (row: RunRow, claim: ClaimToken) => Promise<RunOutcome>;
+  /** The runs executing here: which are (a late lease of its own is not abandoned), how many are this worker's. */
+  readonly executions: Pick<Executions, 'find' | 'occupied'>;
+  /** Executes, here, a run this worker claimed, in its slot; settles when it stops here. */
+  readonly execute: (claimed: Claimed, slot: Slot) => Promise<RunOutcome>;
   /** The named queues declared in this runtime, and where their claims go. */
   readonly flows: FlowRegistry;
   readonly queues: NamedQueueClaims;
   /** Time's work for these workflows: schedule ticks that came, runs past their deadline. */
   readonly tend: (workflows: string[]) => Promise<void>;
+}
+
+/** The worker `runtime.startWorker()` started. */
+export interface WorkerHandle {
+  /** Runs this worker is executing now. */
+  readonly running: number;
+  /** Stops claiming; runs already executing go on (`runtime.close()` hands them over). */
+  stop(): Promise<void>;
 }
 
 /**
@@ -71,9 +70,6 @@ export interface WorkerDeps {
 export class Worker implements WorkerHandle {
   private readonly concurrency: number;
   private readonly pollMs: number;
-  private readonly executing = new Set<string>();
-  /** Runs executing here per named queue (for each queue's `workerConcurrency`). */
-  private readonly byQueue = new Map<string, number>();
   private readonly stopping = new AbortController();
   private wakeLoop: (() => void) | undefined;
   private nextHostScanAt = 0;
@@ -96,7 +92,7 @@ export class Worker implements WorkerHandle {
 
   /** Runs this worker is executing now. */
   get running(): number {
-    return this.executing.size;
+    return this.deps.executions.occupied(this);
   }
 
   /** Stops claiming; runs already executing go on (`runtime.close()` hands them over). */
@@ -115,7 +111,7 @@ export class Worker implements WorkerHandle {
     }
     while (!this.stopping.signal.aborted && lifecycle.isOpen) {
       let claimed = 0;
-      const free = this.concurrency - this.executing.size;
+      const free = this.concurrency - this.running;
       await this.tend();
       if (free > 0) {
         try {
@@ -144,20 +140,11 @@ export class Worker implements WorkerHandle {
   }
 
   private async claimAndExecute(free: number): Promise<number> {
-    const { queue, self, clock, leaseMs } = this.deps;
+    const { claims, clock, leaseMs } = this.deps;
     const now = clock.now();
-    const token = newClaimToken();
-    const rows = await queue.claim({
-      holder: self,
-      token,
-      limit: free,
-      now,
-      leaseMs,
-      workflows: this.options.workflows ?? workflowNames(),
-      versions: this.options.versions,
-    });
-    for (const row of rows) this.execute(row, { runId: row.id, epoch: row.epoch, token });
-    let taken = rows.length;
+    const claimed = await claims.fromDefaultQueue(this.filter(free));
+    for (const run of claimed) this.execute(run);
+    let taken = claimed.length;
     for (const named of this.deps.flows.allQueues()) {
       if (taken >= free) break;
       taken += await this.claimFromQueue(named, free - taken);
@@ -171,24 +158,12 @@ export class Worker implements WorkerHandle {
 
   /** Claims from a named queue, within its limits (checked in the database) and this worker's. */
   private async claimFromQueue(named: ResolvedQueue, room: number): Promise<number> {
-    const { queues, self, clock, leaseMs } = this.deps;
-    const here = this.byQueue.get(named.name) ?? 0;
+    const here = this.deps.executions.occupied(this, named.name);
     const limit = Math.min(room, (named.workerConcurrency ?? room) - here);
     if (limit < 1) return 0;
-    const now = clock.now();
-    const token = newClaimToken();
-    const rows = await queues.claim({
-      queue: named,
-      holder: self,
-      token,
-      limit,
-      now,
-      leaseMs,
-      workflows: this.options.workflows ?? workflowNames(),
-      versions: this.options.versions,
-    });
-    for (const row of rows) this.execute(row, { runId: row.id, epoch: row.epoch, token });
-    return rows.length;
+    const claimed = await this.deps.claims.fromQueue(named, this.filter(limit));
+    for (const run of claimed) this.execute(run);
+    return claimed.length;
   }
 
   /**
@@ -197,32 +172,31 @@ export class Worker implements WorkerHandle {
    * claim whose answer was lost with its connection), which other workers' claims leave alone.
    */
   private async takeOverAbandoned(limit: number): Promise<number> {
-    const { leases, self, clock, leaseMs } = this.deps;
+    const { leases, self, claims, executions } = this.deps;
     const names = new Set(this.options.workflows ?? workflowNames());
     const versions = this.options.versions;
     let taken = 0;
     for (const row of await leases.findLapsedHere(self, limit)) {
       if (!names.has(row.workflow) || (versions && !versions.includes(row.version ?? ''))) continue;
-      if (this.deps.executingHere(row.id)) continue;
-      const now = clock.now();
-      const claim = await leases.claim(row, self, newClaimToken(), leaseMs, now);
+      if (executions.find(row.id)) continue;
+      const claim = await claims.take(row);
       if (!claim) continue;
-      this.execute({ ...row, epoch: claim.epoch, claimToken: claim.token }, claim);
+      this.execute({ row: { ...row, epoch: claim.epoch, claimToken: claim.token }, claim });
       taken++;
     }
     return taken;
   }
 
-  private execute(row: RunRow, claim: ClaimToken): void {
-    this.executing.add(row.id);
-    const queue = row.queueName ?? undefined;
-    if (queue !== undefined) this.byQueue.set(queue, (this.byQueue.get(queue) ?? 0) + 1);
-    const done = (): void => {
-      this.executing.delete(row.id);
-      if (queue !== undefined) this.byQueue.set(queue, (this.byQueue.get(queue) ?? 1) - 1);
-      this.wakeLoop?.();
-    };
-    this.deps.execute(row, claim).then(
+  private filter(limit: number): ClaimFilter {
+    const { workflows, versions } = this.options;
+    return { limit, workflows: workflows ?? workflowNames(), versions };
+  }
+
+  /** Executes a claimed run in one of this worker's slots (the registry counts them). */
+  private execute(claimed: Claimed): void {
+    const { row } = claimed;
+    const slot: Slot = { owner: this, queue: row.queueName ?? undefined };
+    this.deps.execute(claimed, slot).then(
       (outcome) => {
         // Cancelled by an operator: nothing for anyone to act on, so not a warning.
         if (outcome.status === 'cancelled') {
@@ -230,13 +204,13 @@ export class Worker implements WorkerHandle {
             error: outcome.error,
           });
         }
-        done();
+        this.wakeLoop?.();
       },
       (error: unknown) => {
         this.deps.logger.warn(`run "${row.id}" stopped in this worker; it stays resumable`, {
           error,
         });
-        done();
+        this.wakeLoop?.();
       },
     );
   }

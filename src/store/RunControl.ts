@@ -11,8 +11,11 @@ import type { Database } from './connection/Database';
 import { toAttemptRow, toRunRow, toStepRow, type RunRow } from './rows';
 import { assertRunId } from '../model/identifiers';
 
-/** Who takes a run over after an operator action, and until when. */
-export interface Claim {
+/**
+ * Who takes a run over after an operator action, and until when: a request, not a claim (the
+ * claim it makes is the run's new epoch under `token`).
+ */
+export interface TakeOver {
   /** This runtime, to continue the run here; null to leave it `pending` for any worker. */
   holder: LeaseHolder | null;
   /** The token of this claim. */
@@ -42,7 +45,7 @@ export class RunControl {
    * Puts a `failed` or `needs_attention` run back to work from the step that stopped it,
    * with a fresh retry budget for that step. Returns the epoch the claim holds.
    */
-  async retry(runId: string, claim: Claim): Promise<number> {
+  async retry(runId: string, claim: TakeOver): Promise<number> {
     assertRunId(runId, 'retry(): runId');
     return this.transaction(`retry run "${runId}"`, async (sql) => {
       const run = await this.lockRun(sql, runId);
@@ -70,7 +73,7 @@ export class RunControl {
   }
 
   /** Records `output` as the outcome of the step a parked run waits at, and takes it over. */
-  async resolveStep(runId: string, output: string, claim: Claim): Promise<number> {
+  async resolveStep(runId: string, output: string, claim: TakeOver): Promise<number> {
     assertRunId(runId, 'resolveStep(): runId');
     return this.transaction(`resolve the parked step of run "${runId}"`, async (sql) => {
       const run = await this.lockRun(sql, runId);
@@ -125,7 +128,7 @@ export class RunControl {
    * copy of its history before `fromSeq`; claimed by `claim.owner` at epoch 1. The
    * original is not touched.
    */
-  async fork(runId: string, newRunId: string, fromSeq: number, claim: Claim): Promise<void> {
+  async fork(runId: string, newRunId: string, fromSeq: number, claim: TakeOver): Promise<void> {
     assertRunId(runId, 'fork(): runId');
     assertRunId(newRunId, 'fork(): newRunId');
     await this.transaction(`fork run "${runId}"`, async (sql) => {
@@ -226,7 +229,7 @@ export class RunControl {
     return Number(row?.max_attempt ?? 0) + 1;
   }
 
-  private async takeOver(sql: Sql, run: RunRow, claim: Claim): Promise<number> {
+  private async takeOver(sql: Sql, run: RunRow, claim: TakeOver): Promise<number> {
     await sql(
       'UPDATE waymark_runs SET status = ?, owner = ?, lease_host = ?, lease_process = ?, claim_token = ?, ' +
         `epoch = epoch + 1, lease_expires_at = ${serverTimeAfterSql(this.dialect)}, wake_at = NULL, ` +

@@ -1,5 +1,7 @@
 import { SimulatedCrash } from '../errors/SimulatedCrash';
-import { WaymarkRuntime, type RuntimeParts } from '../runtime/WaymarkRuntime';
+import type { Lifecycle } from '../ground/Lifecycle';
+import type { RuntimeServices } from '../runtime/RuntimeServices';
+import { WaymarkRuntime } from '../runtime/WaymarkRuntime';
 import type { DataSource } from 'typeorm';
 import type { Clock } from '../ground/Clock';
 import type { CrashPlan } from './CrashPlan';
@@ -22,12 +24,16 @@ export interface TestFamily {
  * same database as a new process would.
  */
 export class TestRuntime extends WaymarkRuntime {
+  private readonly releaseConnection: () => Promise<void>;
+
   /** @internal Use `createTestRuntime()`. */
   constructor(
-    parts: RuntimeParts,
+    services: RuntimeServices,
     private readonly family: TestFamily,
+    private readonly lifecycle: Lifecycle,
   ) {
-    super(parts);
+    super(services);
+    this.releaseConnection = () => services.shutdown.releaseConnection();
   }
 
   /**
@@ -83,6 +89,6 @@ export class TestRuntime extends WaymarkRuntime {
 
   /** A dead runtime frees its connections, as the OS would for a dead process. */
   private release(): Promise<void> {
-    return this.parts.release();
+    return this.releaseConnection();
   }
 }

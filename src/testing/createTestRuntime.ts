@@ -83,7 +83,7 @@ async function launch(family: TestFamily, options: RuntimeOptions): Promise<Test
   const runtime = await createRuntime(
     { ...options, hooks },
     lifecycle,
-    (parts) => new TestRuntime(parts, family),
+    (services) => new TestRuntime(services, family, lifecycle),
   );
   family.latest = runtime;
   return runtime;

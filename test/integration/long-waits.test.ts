@@ -13,8 +13,8 @@ import { QueryCounter } from '../support/QueryCounter';
 
 /** The runtime's stop signal, whose listeners a long wait must not pile up. */
 function stopSignalOf(runtime: TestRuntime): AbortSignal {
-  return (runtime as unknown as { parts: { lifecycle: { signal: AbortSignal } } }).parts.lifecycle
-    .signal;
+  // The test runtime keeps the lifecycle its kit made (a private field).
+  return (runtime as unknown as { lifecycle: { signal: AbortSignal } }).lifecycle.signal;
 }
 
 setFlagsFromString('--expose_gc');

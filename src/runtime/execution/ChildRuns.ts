@@ -1,18 +1,13 @@
 import type { Clock } from '../../ground/Clock';
 import { childRunId } from './childRunId';
-import type { RunStore } from '../../store/RunStore';
 import type { Settled } from './invokeAttempt';
 import type { WorkflowCall } from './WorkflowCall';
-import type { RunOutcome } from './RunOutcome';
-import type { RunState } from './RunState';
+import type { RunScope } from './RunScope';
+import { Stop } from './RunStop';
+import type { RunStarter } from './RunStarter';
+import type { RunWaiters } from './RunWaiters';
 import type { StepReplay } from './StepReplay';
-import { insertCheckpoint } from './writers/PlainWriter';
-
-/** Starts (or finds) a child run and waits until it ends; given by the runtime. */
-export type ChildStarter = (
-  call: WorkflowCall,
-  options: { runId: string | undefined; parentRunId: string },
-) => Promise<RunOutcome>;
+import type { StepRecords } from './StepRecords';
 
 /**
  * A `@Workflow` called inside a run: a run of its own (id `${parent}/${seq}`, see {@link childRunId}, unless its
@@ -21,13 +16,15 @@ export type ChildStarter = (
  */
 export class ChildRuns {
   constructor(
-    private readonly store: RunStore,
+    private readonly records: StepRecords,
     private readonly clock: Clock,
     private readonly replay: StepReplay,
-    private readonly startChild: ChildStarter,
+    private readonly starter: RunStarter,
+    private readonly waiters: RunWaiters,
   ) {}
 
-  async run(run: RunState, seq: number, call: WorkflowCall): Promise<unknown> {
+  async run(scope: RunScope, seq: number, call: WorkflowCall): Promise<unknown> {
+    const { run, operations } = scope;
     const workflow = call.plan;
     run.assertRunnable();
     const recorded = run.history.get(seq);
@@ -35,11 +32,15 @@ export class ChildRuns {
     await run.flush();
     const startedAt = this.clock.now();
     const runId = workflow.id ? undefined : childRunId(run.runId, seq);
-    const outcome = await this.startChild(call, { runId, parentRunId: run.runId });
-    if (outcome.status === 'needs_attention') {
-      run.halt(outcome.error, 'needs_attention');
-      throw outcome.error;
-    }
+    // Through Executions, as every run: joined if it executes here already.
+    const started = await this.starter.start(call, { runId, parentRunId: run.runId }, operations);
+    const outcome = await this.waiters.await(
+      started.runId,
+      () => started.outcome,
+      operations,
+      call,
+    );
+    if (outcome.status === 'needs_attention') throw run.stop(Stop.attention(outcome.error));
     const settled: Settled =
       outcome.status === 'completed'
         ? { ok: true, value: outcome.result }
@@ -52,8 +53,9 @@ export class ChildRuns {
       1,
       startedAt,
       this.clock.now(),
+      null,
     );
-    const stored = await insertCheckpoint(this.store, run, built.row);
+    const stored = await this.records.record(built.row, run);
     if (stored !== built.row) return this.replay.replay(run, seq, workflow.name, stored);
     if (built.settled.ok) return built.settled.value;
     throw built.settled.error;

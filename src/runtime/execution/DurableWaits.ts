@@ -5,28 +5,24 @@ import { sleepUnless } from '../../ground/Clock';
 import type { StepRow } from '../../store/rows';
 import type { SignalStore } from '../../store/SignalStore';
 import type { RunState } from './RunState';
-import { RunSuspended } from './RunSuspended';
+import { Stop } from './RunStop';
 import type { StepReplay } from './StepReplay';
-import { insertCheckpoint } from './writers/PlainWriter';
+import type { StepRecords } from './StepRecords';
+import { endedRow, stepRow } from './stepRow';
 
 /** What durable waits use. */
 export interface DurableWaitsDeps extends StepEnvironment {
   readonly replay: StepReplay;
+  readonly records: StepRecords;
   readonly signals: SignalStore;
 }
 
 /** The record of a wait at `seq` that has begun and not ended. */
 function waitRecord(run: RunState, seq: number, name: string, startedAt: number): StepRow {
-  return {
-    runId: run.runId,
-    seq,
-    name,
-    status: 'started',
-    output: null,
-    attempts: 1,
-    startedAt,
-    finishedAt: null,
-  };
+  return stepRow({
+    ...{ runId: run.runId, seq, name, status: 'started', output: null, attempts: 1 },
+    ...{ startedAt, finishedAt: null, idempotencyKey: null },
+  });
 }
 
 /**
@@ -61,7 +57,7 @@ export class DurableWaits {
     const row = waitRecord(run, seq, step, startedAt);
     for (;;) {
       const payload = await this.signals.take(
-        { ...row, finishedAt: clock.now() },
+        endedRow(row, row.status, row.output, clock.now()),
         name,
         run.epoch,
         recorded !== undefined,
@@ -80,7 +76,7 @@ export class DurableWaits {
         const error = new SignalTimeoutError(run.runId, name, timeoutMs!);
         await this.finish(
           run,
-          { ...row, status: 'failed', output: encodeError(codec, error), finishedAt: clock.now() },
+          endedRow(row, 'failed', encodeError(codec, error), clock.now()),
           recorded !== undefined,
         );
         events.emit('step.failed', {
@@ -121,15 +117,8 @@ export class DurableWaits {
     }
     if (remaining > 0)
       await sleepUnless(clock, remaining, lifecycle.signal, run.cancellation.signal);
-    await store.completeIntent(
-      {
-        ...row,
-        status: 'completed',
-        output: codec.encode(undefined, 'result'),
-        finishedAt: clock.now(),
-      },
-      run.epoch,
-    );
+    const ended = endedRow(row, 'completed', codec.encode(undefined, 'result'), clock.now());
+    await store.completeIntent(ended, run.epoch);
     hooks.afterCommit?.(point);
   }
 
@@ -143,12 +132,10 @@ export class DurableWaits {
 
   private async finish(run: RunState, row: StepRow, overIntent: boolean): Promise<void> {
     if (overIntent) await this.deps.store.completeIntent(row, run.epoch);
-    else await insertCheckpoint(this.deps.store, run, row);
+    else await this.deps.records.record(row, run);
   }
 
   private suspended(run: RunState, wakeAt: number | null): never {
-    const suspended = new RunSuspended(run.runId, wakeAt);
-    run.halt(suspended, 'suspended', wakeAt);
-    throw suspended;
+    throw run.stop(Stop.suspended(run.runId, wakeAt));
   }
 }

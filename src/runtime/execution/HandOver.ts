@@ -3,6 +3,7 @@ import type { Clock } from '../../ground/Clock';
 import type { Lifecycle } from '../../ground/Lifecycle';
 import type { RunClaims } from '../../store/RunClaims';
 import type { RunState } from './RunState';
+import { Stop } from './RunStop';
 
 /**
  * While the runtime closes (a deploy), a run reaching a step boundary goes back to the
@@ -19,10 +20,7 @@ export class HandOver {
   async atBoundary(run: RunState): Promise<void> {
     if (!this.lifecycle.isClosing) return;
     await this.queue.release(run.runId, run.epoch, this.clock.now());
-    const error = new RuntimeClosedError(
-      `continue run "${run.runId}" here (handed over to another process)`,
-    );
-    run.halt(error, 'abort');
-    throw error;
+    const what = `continue run "${run.runId}" here (handed over to another process)`;
+    throw run.stop(Stop.abort(new RuntimeClosedError(what)));
   }
 }

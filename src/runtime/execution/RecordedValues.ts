@@ -1,8 +1,7 @@
 import type { Clock } from '../../ground/Clock';
-import type { RunStore } from '../../store/RunStore';
 import type { RunState } from './RunState';
 import type { StepReplay } from './StepReplay';
-import { insertCheckpoint } from './writers/PlainWriter';
+import type { StepRecords } from './StepRecords';
 
 /**
  * Values a workflow must see identically on every replay (`ctx.now()`, `ctx.random()`,
@@ -11,7 +10,7 @@ import { insertCheckpoint } from './writers/PlainWriter';
  */
 export class RecordedValues {
   constructor(
-    private readonly store: RunStore,
+    private readonly records: StepRecords,
     private readonly clock: Clock,
     private readonly replay: StepReplay,
   ) {}
@@ -23,9 +22,10 @@ export class RecordedValues {
     if (recorded) return this.replay.replay(run, seq, name, recorded) as T;
     const value = produce();
     const now = this.clock.now();
-    const { row, settled } = this.replay.build(run, seq, name, { ok: true, value }, 1, now, now);
+    const built = this.replay.build(run, seq, name, { ok: true, value }, 1, now, now, null);
+    const { row, settled } = built;
     if (!settled.ok) throw settled.error;
-    run.track(insertCheckpoint(this.store, run, row));
+    run.track(this.records.record(row, run));
     return value;
   }
 

@@ -1,12 +1,12 @@
-import { randomBytes } from 'node:crypto';
 import { Codec } from '../../codec/Codec';
 import { RunConflictError } from '../../errors/RunConflictError';
 import type { Clock } from '../../ground/Clock';
 import type { LeaseHolder } from '../../ground/ProcessIdentity';
-import { leaseLapsed, type ClaimToken, type Leases } from '../../store/Leases';
+import { leaseLapsed } from '../../store/Leases';
 import { newRunRowOf, type RunRow } from '../../store/rows';
 import type { RunStore } from '../../store/RunStore';
 import type { Acquisition, RunIdentity } from './Acquisition';
+import type { ClaimToken, Claims, Holding } from './Claims';
 import type { WorkflowCall } from './WorkflowCall';
 import { attemptsBySeq, RunState } from './RunState';
 import { deadlineOf, type RunTiming } from './RunTiming';
@@ -15,12 +15,11 @@ import { storedOutcome } from './storedOutcome';
 /** What acquiring runs uses. */
 export interface RunAcquirerDeps {
   readonly store: RunStore;
-  readonly leases: Leases;
+  readonly claims: Claims;
   readonly codec: Codec;
   readonly clock: Clock;
   /** This runtime, as it appears on the leases it holds. */
   readonly self: LeaseHolder;
-  readonly leaseMs: number;
   /** Called when a caller finds its run held by a live holder elsewhere. */
   readonly onHeld: (row: RunRow) => void;
 }
@@ -33,11 +32,6 @@ export interface AcquireOptions {
   readonly announce: boolean;
   /** True once another claim of this process on the run was adopted: do not claim then. */
   readonly superseded?: () => boolean;
-}
-
-/** A token for one claim: no other claim, in any process, has it. */
-export function newClaimToken(): string {
-  return randomBytes(12).toString('hex');
 }
 
 /**
@@ -57,17 +51,17 @@ export class RunAcquirer {
     superseded: () => boolean,
     timing: RunTiming = {},
   ): Promise<Acquisition> {
-    const { store, clock, self, leaseMs } = this.deps;
-    const token = newClaimToken();
+    const { store, clock, claims } = this.deps;
+    const { holding, claim } = claims.forNewRun(runId);
     const now = clock.now();
-    const holding = { holder: self, token };
     const row = newRunRow(runId, call, identity, parentRunId ?? null, now, holding, timing);
-    const claim: ClaimToken = { runId, epoch: 1, token };
-    if (await store.insertRun(row, leaseMs)) return this.claimed(claim, call, new Map(), [], false);
+    if (await store.insertRun(row, claims.leaseMs)) {
+      return this.claimed(claim, call, new Map(), [], false);
+    }
     const stored = await store.loadRun(runId);
     if (!stored) throw new RunConflictError(runId, 'and vanished while being read; try again');
     // A retry through a lost connection found this very insert committed.
-    if (stored.claimToken === token && stored.epoch === 1) {
+    if (stored.claimToken === claim.token && stored.epoch === 1) {
       return this.claimed(claim, call, new Map(), [], false);
     }
     assertSameRun(stored, identity);
@@ -76,7 +70,7 @@ export class RunAcquirer {
 
   /** Acquires a stored run: its outcome, or a claim on it, or "held elsewhere". */
   async fromRow(row: RunRow, call: WorkflowCall, options: AcquireOptions): Promise<Acquisition> {
-    const { clock, self, leases, leaseMs } = this.deps;
+    const { clock, self, claims } = this.deps;
     const now = clock.now();
     switch (row.status) {
       case 'completed':
@@ -101,7 +95,7 @@ export class RunAcquirer {
         }
     }
     if (options.superseded?.()) return { kind: 'held', row };
-    const claim = await leases.claim(row, self, newClaimToken(), leaseMs, now);
+    const claim = await claims.take(row);
     if (!claim) return { kind: 'held', row };
     // A run that already began elsewhere resumes, even with nothing recorded yet.
     return this.load(claim, call, row.status !== 'pending');
@@ -125,12 +119,6 @@ export class RunAcquirer {
     const resumed = begunBefore || history.size > 0 || attempts.length > 0;
     return { kind: 'claimed', state, resumed };
   }
-}
-
-/** Who a new run is claimed by as it is created (its lease is given to the insert). */
-export interface Holding {
-  readonly holder: LeaseHolder;
-  readonly token: string;
 }
 
 /** A new run row for `call`: claimed by `holding`, or `pending` for a worker without it. */

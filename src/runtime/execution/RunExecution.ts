@@ -15,11 +15,11 @@ import type { RunOutcome } from './RunOutcome';
 import { RunScope, type RunOperations } from './RunScope';
 import { callWorkflowBody } from './WorkflowCall';
 import type { RunState } from './RunState';
+import type { RunExecutor } from './Executions';
 import { storedOutcome } from './storedOutcome';
 
 /** What executing a claimed run uses. */
 export interface RunExecutionDeps {
-  readonly operations: RunOperations;
   readonly store: RunStore;
   readonly queue: RunClaims;
   readonly codec: Codec;
@@ -36,11 +36,12 @@ type Ended = Exclude<RunOutcome, { status: 'waiting' }>;
  * already loaded), then stores how it ended with one write. A process-level stop (crash,
  * lost lease, closed runtime, database gone) writes nothing, so the run stays resumable.
  */
-export class RunExecution {
+export class RunExecution implements RunExecutor {
   constructor(private readonly deps: RunExecutionDeps) {}
 
-  async execute(run: RunState, resumed: boolean): Promise<RunOutcome> {
-    const { events, lifecycle, operations } = this.deps;
+  /** Executes `run` (claimed, its history loaded), whose workflow code does `operations`. */
+  async execute(run: RunState, resumed: boolean, operations: RunOperations): Promise<RunOutcome> {
+    const { events, lifecycle } = this.deps;
     const ids = { runId: run.runId, workflow: run.workflow };
     if (resumed) events.emit('run.resumed', { ...ids, recordedSteps: run.history.size });
     else events.emit('run.started', ids);
@@ -58,12 +59,12 @@ export class RunExecution {
     );
 
     const halted = run.halted;
-    if (halted?.disposition === 'abort') return this.stopped(run, halted.error);
-    if (halted?.disposition === 'suspended') {
-      events.emit('run.waiting', { ...ids, wakeAt: halted.wakeAt ?? null });
-      return { status: 'waiting', wakeAt: halted.wakeAt ?? null };
+    if (halted?.kind === 'abort') return this.stopped(run, halted.error);
+    if (halted?.kind === 'suspended') {
+      events.emit('run.waiting', { ...ids, wakeAt: halted.wakeAt });
+      return { status: 'waiting', wakeAt: halted.wakeAt };
     }
-    if (halted?.disposition === 'parked') {
+    if (halted?.kind === 'parked') {
       events.emit('run.needs_attention', { ...ids, error: halted.error });
       return { status: 'needs_attention', error: halted.error };
     }

@@ -1,20 +1,7 @@
 import type { AttemptRow, StepRow } from '../../store/rows';
 import type { ClaimToken } from '../../store/Leases';
 import type { WorkflowCall } from './WorkflowCall';
-
-/**
- * How this process stopped executing a run before its workflow returned:
- * `needs_attention` — park it (written when the run ends); `parked` / `suspended` /
- * `cancelled` — already written where it happened; `abort` — write nothing, leave it resumable.
- */
-export type HaltDisposition = 'needs_attention' | 'parked' | 'suspended' | 'cancelled' | 'abort';
-
-/** Why a run stopped here, and (for `suspended`) when it is due again. */
-export interface RunHalt {
-  readonly error: unknown;
-  readonly disposition: HaltDisposition;
-  readonly wakeAt?: number | null;
-}
+import type { RunStop } from './RunStop';
 
 /** Data a claim holds in memory for a while (a stream's batch), stored before a step's checkpoint. */
 export interface RunBuffer {
@@ -37,7 +24,7 @@ export class RunState {
   /** Tracked writes not yet settled; flush() costs nothing (no await) when there are none. */
   private pendingWrites = 0;
   private writeFailure: { error: unknown } | undefined;
-  private haltReason: RunHalt | undefined;
+  private stopReason: RunStop | undefined;
   private readonly buffers = new Map<string, RunBuffer>();
 
   constructor(
@@ -116,18 +103,20 @@ export class RunState {
     await Promise.all([...this.buffers.values()].map((buffer) => buffer.flush()));
   }
 
-  get halted(): RunHalt | undefined {
-    return this.haltReason;
+  /** Why the run stopped here, if it did. */
+  get halted(): RunStop | undefined {
+    return this.stopReason;
   }
 
-  /** Stops the run here; the first reason wins. */
-  halt(error: unknown, disposition: HaltDisposition, wakeAt?: number | null): void {
-    this.haltReason ??= { error, disposition, wakeAt };
+  /** Stops the run here (the first stop wins) and returns the error to unwind the workflow with. */
+  stop(stop: RunStop): unknown {
+    this.stopReason ??= stop;
+    return stop.error;
   }
 
   /** Throws if the run may not take another step: halted or cancelled. */
   assertRunnable(): void {
-    if (this.haltReason) throw this.haltReason.error;
+    if (this.stopReason) throw this.stopReason.error;
     if (this.cancellation.signal.aborted) throw this.cancellation.signal.reason;
   }
 }

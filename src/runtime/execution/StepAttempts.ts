@@ -9,7 +9,7 @@ import { invokeAttempt, type Settled } from './invokeAttempt';
 import type { LimiterGate } from './LimiterGate';
 import { isProcessAbort } from './processAbort';
 import type { RunState } from './RunState';
-import { RunSuspended } from './RunSuspended';
+import { Stop } from './RunStop';
 import type { StepHookPoint } from '../../model/StepHooks';
 
 /** Where a step that has no stored attempts stands: most steps, so it is made once. */
@@ -134,9 +134,7 @@ export class StepAttempts {
     if (remaining <= 0) return;
     if (remaining > durableDelayMs) {
       await store.suspendRun(run.runId, run.epoch, dueAt, 'retry', clock.now());
-      const suspended = new RunSuspended(run.runId, dueAt);
-      run.halt(suspended, 'suspended', dueAt);
-      throw suspended;
+      throw run.stop(Stop.suspended(run.runId, dueAt));
     }
     await sleepUnless(clock, remaining, lifecycle.signal, run.cancellation.signal);
   }

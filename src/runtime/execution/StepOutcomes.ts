@@ -8,9 +8,11 @@ import type { StepRow } from '../../store/rows';
 import type { RunStore } from '../../store/RunStore';
 import type { RuntimeEvents } from './RuntimeEvents';
 import type { RunState } from './RunState';
+import { Stop } from './RunStop';
 import type { StepReplay } from './StepReplay';
 import type { StepWrite } from './writers/CheckpointWriter';
-import { insertCheckpoint } from './writers/PlainWriter';
+import type { StepRecords } from './StepRecords';
+import { endedRow, stepRow } from './stepRow';
 
 /**
  * The outcomes a step can reach without its body running to a stored result: taken from
@@ -20,6 +22,7 @@ import { insertCheckpoint } from './writers/PlainWriter';
 export class StepOutcomes {
   constructor(
     private readonly store: RunStore,
+    private readonly records: StepRecords,
     private readonly codec: Codec,
     private readonly clock: Clock,
     private readonly events: RuntimeEvents,
@@ -29,18 +32,12 @@ export class StepOutcomes {
   /** Another run completed this global key: take its result without running the body. */
   async deduplicated(step: StepWrite, output: string): Promise<unknown> {
     const { run, seq, name } = step;
-    const row: StepRow = {
-      runId: run.runId,
-      seq,
-      name,
-      status: 'completed',
-      output,
-      attempts: 0,
-      startedAt: step.startedAt,
-      finishedAt: this.clock.now(),
+    const row = stepRow({
+      ...{ runId: run.runId, seq, name, status: 'completed', output, attempts: 0 },
+      ...{ startedAt: step.startedAt, finishedAt: this.clock.now() },
       idempotencyKey: step.storedKey,
-    };
-    const stored = await insertCheckpoint(this.store, run, row);
+    });
+    const stored = await this.records.record(row, run);
     return this.replay.replay(run, seq, name, stored);
   }
 
@@ -59,10 +56,8 @@ export class StepOutcomes {
     const error = new UnknownOutcomeError(run.runId, seq, step.name, new Date(recorded.startedAt));
     if (step.onUnknown === 'intervene') return this.park(run, seq, error);
     const finishedAt = this.clock.now();
-    await this.store.completeIntent(
-      { ...recorded, status: 'failed', output: encodeError(this.codec, error), finishedAt },
-      run.epoch,
-    );
+    const ended = endedRow(recorded, 'failed', encodeError(this.codec, error), finishedAt);
+    await this.store.completeIntent(ended, run.epoch);
     this.events.emit('step.failed', {
       runId: run.runId,
       seq,
@@ -84,7 +79,6 @@ export class StepOutcomes {
       reasonText(error),
       this.clock.now(),
     );
-    run.halt(error, 'parked');
-    throw error;
+    throw run.stop(Stop.parked(error));
   }
 }

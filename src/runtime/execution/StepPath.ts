@@ -7,14 +7,13 @@ import type { Settled } from './invokeAttempt';
 import type { StepInfo } from '../../model/StepInfo';
 import type { RunScope, StepFrame } from './RunScope';
 import type { RunState } from './RunState';
-import type { StepAttempts } from './StepAttempts';
+import type { AttemptsOutcome, StepAttempts } from './StepAttempts';
 import type { StepHookPoint, StepHooks } from '../../model/StepHooks';
 import type { StepCall } from './StepCall';
 import type { StepOutcomes } from './StepOutcomes';
 import type { StepReplay } from './StepReplay';
 import type { CheckpointWriter, StepWrite } from './writers/CheckpointWriter';
 import { CommittedWithBody } from './writers/TransactionalWriter';
-import { withKey } from './writers/withKey';
 
 /** Wraps each attempt of a step body (the public `StepInterceptor`). */
 export interface BodyInvoker {
@@ -86,14 +85,36 @@ export class StepPath {
       return this.finish(run, seq, write.name, { ok: true, value }, row.startedAt, row.finishedAt);
     }
     hooks.afterEffect?.(point);
+    return this.record(run, seq, writer, write, outcome, point);
+  }
+
+  /** The one checkpoint write of a step whose body ran here (or its parking), then its value. */
+  private async record(
+    run: RunState,
+    seq: number,
+    writer: CheckpointWriter,
+    write: StepWrite,
+    outcome: AttemptsOutcome,
+    point: StepHookPoint,
+  ): Promise<unknown> {
+    const { replay, outcomes, hooks } = this.parts;
     if (outcome.park) {
       await writer.abandon(write);
       return outcomes.park(run, seq, (outcome as { error: unknown }).error);
     }
-    const { startedAt, name } = write;
+    const { startedAt, name, storedKey } = write;
     const now = this.parts.clock.now();
-    const built = replay.build(run, seq, name, outcome, outcome.attempts, startedAt, now);
-    const row = withKey(built.row, write.storedKey);
+    const built = replay.build(
+      run,
+      seq,
+      name,
+      outcome,
+      outcome.attempts,
+      startedAt,
+      now,
+      storedKey,
+    );
+    const { row } = built;
     const stored = await writer.write(write, row);
     hooks.afterCommit?.(point);
     if (stored !== row) return replay.replay(run, seq, name, stored);

@@ -8,6 +8,8 @@ import type { RuntimeEvents } from './RuntimeEvents';
 import type { Settled } from './invokeAttempt';
 import { isProcessAbort } from './processAbort';
 import type { RunState } from './RunState';
+import { Stop } from './RunStop';
+import { stepRow } from './stepRow';
 
 /** A step record built from an outcome, and the outcome as the workflow will see it. */
 export interface BuiltRow {
@@ -29,9 +31,7 @@ export class StepReplay {
   /** Throws `NonDeterminismError` (and parks the run) if the code now calls another step here. */
   checkName(run: RunState, seq: number, name: string, recorded: StepRow): void {
     if (recorded.name === name) return;
-    const error = new NonDeterminismError(run.runId, seq, recorded.name, name);
-    run.halt(error, 'needs_attention');
-    throw error;
+    throw run.stop(Stop.attention(new NonDeterminismError(run.runId, seq, recorded.name, name)));
   }
 
   /** Returns or throws a recorded outcome, after checking the code still calls that step. */
@@ -45,8 +45,7 @@ export class StepReplay {
       }
       throw this.codec.decode(recorded.output ?? '', `step #${seq} "${name}" error`);
     } catch (error) {
-      if (isCorruptValueError(error)) run.halt(error, 'needs_attention');
-      throw error;
+      throw isCorruptValueError(error) ? run.stop(Stop.attention(error)) : error;
     }
   }
 
@@ -64,20 +63,20 @@ export class StepReplay {
     attempts: number,
     startedAt: number,
     finishedAt: number,
+    idempotencyKey: string | null,
   ): BuiltRow {
-    // Rows are written out whole, never spread: one object shape for every row keeps the
-    // step path's property accesses monomorphic. Spread here and in StepAttempts, a step
-    // cost 38k more instructions on MariaDB and PostgreSQL (bench/instructions.sh).
-    const row = (status: StepRow['status'], output: string): StepRow => ({
-      runId: run.runId,
-      seq,
-      name,
-      status,
-      output,
-      attempts,
-      startedAt,
-      finishedAt,
-    });
+    const row = (status: StepRow['status'], output: string): StepRow =>
+      stepRow({
+        runId: run.runId,
+        seq,
+        name,
+        status,
+        output,
+        attempts,
+        startedAt,
+        finishedAt,
+        idempotencyKey,
+      });
     if (settled.ok) {
       try {
         return { row: row('completed', this.codec.encode(settled.value, 'result')), settled };

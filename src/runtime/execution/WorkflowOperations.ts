@@ -31,7 +31,7 @@ export class WorkflowOperations implements RunOperations {
   }
 
   child(scope: RunScope, call: WorkflowCall): Promise<unknown> {
-    return this.children.run(scope.run, scope.run.nextSeq(), call);
+    return this.children.run(scope, scope.run.nextSeq(), call);
   }
 
   waitForSignal(scope: RunScope, name: string, timeoutMs: number | undefined): Promise<unknown> {

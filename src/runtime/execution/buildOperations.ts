@@ -2,12 +2,13 @@ import type { Codec } from '../../codec/Codec';
 import type { Clock } from '../../ground/Clock';
 import type { Lifecycle } from '../../ground/Lifecycle';
 import type { LeaseHolder } from '../../ground/ProcessIdentity';
-import type { RunStore } from '../../store/RunStore';
-import type { RunClaims } from '../../store/RunClaims';
 import type { Stores } from '../../store/Stores';
 import { Streams } from '../streams/Streams';
 import type { RuntimeEvents } from './RuntimeEvents';
-import { ChildRuns, type ChildStarter } from './ChildRuns';
+import { ChildRuns } from './ChildRuns';
+import type { Executions } from './Executions';
+import type { RunStarter } from './RunStarter';
+import type { RunWaiters } from './RunWaiters';
 import { DurableWaits } from './DurableWaits';
 import { GlobalKeyClaims } from './GlobalKeyClaims';
 import { HandOver } from './HandOver';
@@ -17,6 +18,7 @@ import { StepAttempts } from './StepAttempts';
 import type { StepHooks } from '../../model/StepHooks';
 import { StepOutcomes } from './StepOutcomes';
 import { StepPath, type BodyInvoker } from './StepPath';
+import { StepRecords } from './StepRecords';
 import { StepReplay } from './StepReplay';
 import { WorkflowOperations } from './WorkflowOperations';
 import { AtMostOnceWriter } from './writers/AtMostOnceWriter';
@@ -27,9 +29,7 @@ import { TransactionalWriter } from './writers/TransactionalWriter';
 
 /** What the operations of runs are built from. */
 export interface OperationsSettings {
-  readonly store: RunStore;
   readonly stores: Stores;
-  readonly queue: RunClaims;
   readonly codec: Codec;
   readonly clock: Clock;
   readonly events: RuntimeEvents;
@@ -41,9 +41,11 @@ export interface OperationsSettings {
   readonly idempotencyWaitMs: number;
   /** Runs live in the application's own DataSource: transactional steps are possible. */
   readonly sharesApplicationDataSource: boolean;
-  readonly startChild: ChildStarter;
-  /** Whether a run executes in this process (its stream readers here need not poll). */
-  readonly executingHere: (runId: string) => boolean;
+  /** Where child runs start and are waited for (through `Executions`, as every run). */
+  readonly starter: RunStarter;
+  readonly waiters: RunWaiters;
+  /** The runs executing in this process (their stream readers here need not poll). */
+  readonly executions: Pick<Executions, 'find'>;
   /** Where `@Step({ limiter })` attempts wait for their limiter's slots. */
   readonly limiters: LimiterGate;
 }
@@ -54,15 +56,17 @@ export interface OperationsSettings {
  * what it uses.
  */
 export function buildOperations(s: OperationsSettings): WorkflowOperations {
-  const { store, codec, clock, events, hooks, lifecycle } = s;
+  const { stores, codec, clock, events, hooks, lifecycle } = s;
+  const store = stores.runs;
   const replay = new StepReplay(codec, events);
-  const handOver = new HandOver(s.queue, clock, lifecycle);
-  const claims = new GlobalKeyClaims(store, s.stores.keys, clock, lifecycle, {
+  const records = new StepRecords(store);
+  const handOver = new HandOver(stores.runClaims, clock, lifecycle);
+  const claims = new GlobalKeyClaims(store, stores.keys, clock, lifecycle, {
     self: s.self,
     waitMs: s.idempotencyWaitMs,
   });
   const transactional = s.sharesApplicationDataSource
-    ? new TransactionalWriter(s.stores, replay, codec, clock, (step) =>
+    ? new TransactionalWriter(stores, records, replay, codec, clock, (step) =>
         hooks.afterEffect?.({
           runId: step.run.runId,
           seq: step.seq,
@@ -73,12 +77,12 @@ export function buildOperations(s: OperationsSettings): WorkflowOperations {
     : new RefusedTransactionalWriter();
   const steps = new StepPath({
     replay,
-    attempts: new StepAttempts({ ...s, durableDelayMs: s.durableDelayMs }),
-    outcomes: new StepOutcomes(store, codec, clock, events, replay),
+    attempts: new StepAttempts({ ...s, store, durableDelayMs: s.durableDelayMs }),
+    outcomes: new StepOutcomes(store, records, codec, clock, events, replay),
     writers: {
-      plain: new PlainWriter(store),
+      plain: new PlainWriter(records),
       atMostOnce: new AtMostOnceWriter(store),
-      globalKey: new GlobalKeyWriter(s.stores, claims, clock),
+      globalKey: new GlobalKeyWriter(stores, claims, clock),
       transactional,
     },
     invoker: s.invoker,
@@ -91,16 +95,16 @@ export function buildOperations(s: OperationsSettings): WorkflowOperations {
   return new WorkflowOperations(
     clock,
     steps,
-    new ChildRuns(store, clock, replay, s.startChild),
-    new DurableWaits({ ...s, replay, signals: s.stores.signals }),
-    new RecordedValues(store, clock, replay),
+    new ChildRuns(records, clock, replay, s.starter, s.waiters),
+    new DurableWaits({ ...s, store, replay, records, signals: stores.signals }),
+    new RecordedValues(records, clock, replay),
     handOver,
     new Streams({
-      store: s.stores.streams,
+      store: stores.streams,
       codec,
       clock,
       lifecycle,
-      executingHere: s.executingHere,
+      executingHere: (runId) => s.executions.find(runId) !== undefined,
     }),
   );
 }

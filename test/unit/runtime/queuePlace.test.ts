@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from '../../../src/errors/InvalidArgumentError';
 import { resolveQueue } from '../../../src/policies/FlowLimits';
-import { partitionKeyOf } from '../../../src/runtime/queuePlace';
+import { partitionKeyOf } from '../../../src/runtime/execution/queuePlace';
 
 describe('a queue partition key', () => {
   const tenants = resolveQueue('tenants', {

@@ -1,5 +1,6 @@
 import type { StepRow } from '../../../store/rows';
 import type { RunStore } from '../../../store/RunStore';
+import { stepRow } from '../stepRow';
 import { attemptAsItIs, type CheckpointWriter, type StepWrite } from './CheckpointWriter';
 
 /**
@@ -10,17 +11,11 @@ export class AtMostOnceWriter implements CheckpointWriter {
   constructor(private readonly store: RunStore) {}
 
   async begin(step: StepWrite): Promise<undefined> {
-    const intent: StepRow = {
-      runId: step.run.runId,
-      seq: step.seq,
-      name: step.name,
-      status: 'started',
-      output: null,
-      attempts: 0,
-      startedAt: step.startedAt,
-      finishedAt: null,
+    const intent = stepRow({
+      ...{ runId: step.run.runId, seq: step.seq, name: step.name, status: 'started' },
+      ...{ output: null, attempts: 0, startedAt: step.startedAt, finishedAt: null },
       idempotencyKey: step.storedKey,
-    };
+    });
     await this.store.insertStep(intent, step.run.epoch);
     return undefined;
   }

@@ -3,7 +3,7 @@ import type { StepRow } from '../../../store/rows';
 import type { Stores } from '../../../store/Stores';
 import type { GlobalKeyClaims } from '../GlobalKeyClaims';
 import { attemptAsItIs, type CheckpointWriter, type StepWrite } from './CheckpointWriter';
-import { insertCheckpoint } from './PlainWriter';
+import { StepRecords } from '../StepRecords';
 
 /**
  * `@Idempotent({ scope: 'global' })`: the key is claimed before the body runs (a key another
@@ -28,7 +28,7 @@ export class GlobalKeyWriter implements CheckpointWriter {
     return this.stores.transaction(
       `record step #${step.seq} of run "${step.run.runId}"`,
       async (tx) => {
-        const stored = await insertCheckpoint(tx.runs, step.run, row);
+        const stored = await StepRecords.within(tx.runs).record(row, step.run);
         const { keys } = tx;
         if (stored.status === 'completed') {
           await keys.complete(

@@ -4,12 +4,11 @@ import type { Clock } from '../../../ground/Clock';
 import { isLeaseLostError, LeaseLostError } from '../../../errors/LeaseLostError';
 import type { StepRow } from '../../../store/rows';
 import type { RunStore } from '../../../store/RunStore';
-import type { Stores } from '../../../store/Stores';
 import { OwnStatementFailure } from '../../../store/connection/OwnStatementFailure';
+import type { Stores } from '../../../store/Stores';
 import type { StepReplay } from '../StepReplay';
 import type { AttemptBody, CheckpointWriter, StepWrite } from './CheckpointWriter';
-import { insertCheckpoint } from './PlainWriter';
-import { withKey } from './withKey';
+import type { StepRecords } from '../StepRecords';
 
 /** A transactional attempt whose checkpoint committed with the body's writes. */
 export class CommittedWithBody {
@@ -32,6 +31,7 @@ const RECORDED_ALREADY = Symbol('recorded already');
 export class TransactionalWriter implements CheckpointWriter {
   constructor(
     private readonly stores: Stores,
+    private readonly records: StepRecords,
     private readonly replay: StepReplay,
     private readonly codec: Codec,
     private readonly clock: Clock,
@@ -43,7 +43,7 @@ export class TransactionalWriter implements CheckpointWriter {
   }
 
   write(step: StepWrite, row: StepRow): Promise<StepRow> {
-    return insertCheckpoint(this.stores.runs, step.run, row);
+    return this.records.record(row, step.run);
   }
 
   abandon(): Promise<void> {
@@ -86,10 +86,11 @@ export class TransactionalWriter implements CheckpointWriter {
       attempt,
       step.startedAt,
       this.clock.now(),
+      step.storedKey,
     );
     if (!built.settled.ok) throw built.settled.error;
     this.afterEffect(step);
-    const row = withKey(built.row, step.storedKey);
+    const { row } = built;
     const inserted = await tx.insertStep(row, step.run.epoch).catch((error: unknown) => {
       // The checkpoint is the store's write, not the body's: its failure is never the step's.
       throw isLeaseLostError(error) ? error : new OwnStatementFailure(error);

@@ -1,9 +1,9 @@
-import { InvalidArgumentError } from '../errors/InvalidArgumentError';
-import { applyArgs } from '../model/ArgsFunction';
-import type { ResolvedQueue } from '../policies/FlowLimits';
-import type { QueuePlace } from '../store/QueueAdmission';
-import type { FlowRegistry } from './execution/FlowRegistry';
-import type { WorkflowCall } from './execution/WorkflowCall';
+import { InvalidArgumentError } from '../../errors/InvalidArgumentError';
+import { applyArgs } from '../../model/ArgsFunction';
+import type { ResolvedQueue } from '../../policies/FlowLimits';
+import type { QueuePlace } from '../../store/QueueAdmission';
+import type { FlowRegistry } from './FlowRegistry';
+import type { WorkflowCall } from './WorkflowCall';
 import type { StartCallOptions } from './StartCallOptions';
 
 const MAX_KEY_LENGTH = 255;

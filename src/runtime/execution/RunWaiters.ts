@@ -1,24 +1,33 @@
-import { isLeaseLostError } from '../errors/LeaseLostError';
-import { RunNotFoundError } from '../errors/RunNotFoundError';
-import { realClock, type Clock } from '../ground/Clock';
-import type { Lifecycle } from '../ground/Lifecycle';
-import type { RunRow } from '../store/rows';
-import type { RunStore } from '../store/RunStore';
-import type { WorkflowCall } from './execution/WorkflowCall';
-import type { RunOutcome } from './execution/RunOutcome';
+import { isLeaseLostError } from '../../errors/LeaseLostError';
+import { RunNotFoundError } from '../../errors/RunNotFoundError';
+import { realClock, type Clock } from '../../ground/Clock';
+import type { Lifecycle } from '../../ground/Lifecycle';
+import type { RunRow } from '../../store/rows';
+import type { RunStore } from '../../store/RunStore';
+import type { WorkflowCall } from './WorkflowCall';
+import type { RunOutcome } from './RunOutcome';
+import type { Executions } from './Executions';
+import type { RunAcquirer } from './RunAcquirer';
+import type { RunOperations } from './RunScope';
+import { identityOf, type StoredCalls } from './StoredCalls';
 
 /** How often a caller waiting on a released run looks at the store (a worker elsewhere may finish it). */
 const POLL_MS = 1000;
 
-/** Continues a stored run found due, here (joining its execution here if there is one). */
-export type ResumeRun = (row: RunRow, call: WorkflowCall | undefined) => Promise<RunOutcome>;
+/** How a wait resumes its run: with the caller's call, if it has one. */
+interface Resume {
+  readonly operations: RunOperations;
+  readonly call: WorkflowCall | undefined;
+}
 
 /** What waiting for runs uses. */
 export interface RunWaitersDeps {
   readonly store: RunStore;
   readonly clock: Clock;
   readonly lifecycle: Lifecycle;
-  readonly resume: ResumeRun;
+  readonly executions: Executions;
+  readonly acquirer: RunAcquirer;
+  readonly calls: StoredCalls;
 }
 
 /**
@@ -36,12 +45,18 @@ export class RunWaiters {
 
   /**
    * Waits until the run ends or parks: `first` is how it stands now (its execution here, or
-   * a watch on the store); `call` is the caller's own call, to resume with, if it has one.
+   * a watch on the store); `call` is the caller's own call, to resume with, if it has one;
+   * resumed here, the run does `operations`.
    */
-  await(runId: string, first: () => Promise<RunOutcome>, call?: WorkflowCall): Promise<RunOutcome> {
+  await(
+    runId: string,
+    first: () => Promise<RunOutcome>,
+    operations: RunOperations,
+    call?: WorkflowCall,
+  ): Promise<RunOutcome> {
     const existing = this.waits.get(runId);
     if (existing) return existing;
-    const wait = this.loop(runId, first, call);
+    const wait = this.loop(runId, first, { operations, call });
     this.waits.set(runId, wait);
     const forget = (): void => void this.waits.delete(runId);
     wait.then(forget, forget);
@@ -56,7 +71,7 @@ export class RunWaiters {
   private async loop(
     runId: string,
     first: () => Promise<RunOutcome>,
-    call: WorkflowCall | undefined,
+    resume: Resume,
   ): Promise<RunOutcome> {
     const { store, clock } = this.deps;
     let outcome = await this.retryLost(first);
@@ -69,9 +84,22 @@ export class RunWaiters {
       if (!row) throw new RunNotFoundError(runId);
       const due = row.status !== 'waiting' || (row.wakeAt !== null && row.wakeAt <= clock.now());
       outcome = due
-        ? await this.retryLost(() => this.deps.resume(row, call))
+        ? await this.retryLost(() => this.resume(row, resume))
         : { status: 'waiting', wakeAt: row.wakeAt };
     }
+  }
+
+  /** Continues a stored run found due, here (joining its execution here if there is one). */
+  private resume(row: RunRow, { operations, call }: Resume): Promise<RunOutcome> {
+    const { executions, acquirer, calls } = this.deps;
+    const acquire = (superseded: () => boolean) =>
+      acquirer.fromRow(row, call ?? calls.callFor(row), {
+        takePending: false,
+        announce: false,
+        superseded,
+      });
+    const identity = identityOf(row);
+    return executions.ensure(row.id, { kind: 'acquire', identity, operations, acquire }).outcome;
   }
 
   /** An execution here that lost its claim to another (a frozen process) is looked at again. */

@@ -1,4 +1,4 @@
-import type { RunTiming } from './execution/RunTiming';
+import type { RunTiming } from './RunTiming';
 
 /** Options of one start. */
 export interface StartCallOptions {

@@ -1,20 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import { Codec } from '../codec/Codec';
-import { applyArgs } from '../model/ArgsFunction';
-import { assertRunId } from '../model/identifiers';
-import type { Clock } from '../ground/Clock';
-import type { Lifecycle } from '../ground/Lifecycle';
-import type { RunStore } from '../store/RunStore';
-import type { RunIdentity } from './execution/Acquisition';
-import type { Executions } from './execution/Executions';
-import type { WorkflowCall } from './execution/WorkflowCall';
-import { assertSameRun, newRunRow, type RunAcquirer } from './execution/RunAcquirer';
-import type { FlowRegistry } from './execution/FlowRegistry';
-import type { RunOutcome } from './execution/RunOutcome';
-import { DEFAULT_QUEUE_PLACE, QueueAdmission, type QueuePlace } from '../store/QueueAdmission';
+import { applyArgs } from '../../model/ArgsFunction';
+import { Codec } from '../../codec/Codec';
+import { assertRunId } from '../../model/identifiers';
+import type { Clock } from '../../ground/Clock';
+import type { Lifecycle } from '../../ground/Lifecycle';
+import type { RunStore } from '../../store/RunStore';
+import type { RunIdentity } from './Acquisition';
+import type { Executions } from './Executions';
+import type { WorkflowCall } from './WorkflowCall';
+import { assertSameRun, newRunRow, type RunAcquirer } from './RunAcquirer';
+import type { FlowRegistry } from './FlowRegistry';
+import type { RunOutcome } from './RunOutcome';
+import { DEFAULT_QUEUE_PLACE, QueueAdmission, type QueuePlace } from '../../store/QueueAdmission';
 import { queuePlace } from './queuePlace';
 import type { StartCallOptions } from './StartCallOptions';
-import type { RunTiming } from './execution/RunTiming';
+import type { RunTiming } from './RunTiming';
+import type { RunOperations } from './RunScope';
 
 export type { StartCallOptions } from './StartCallOptions';
 
@@ -27,13 +28,13 @@ export interface Started {
 /** What starting runs uses. */
 export interface RunStarterDeps {
   readonly store: RunStore;
-  readonly queueAdmission: QueueAdmission;
   readonly codec: Codec;
   readonly clock: Clock;
   readonly lifecycle: Lifecycle;
   readonly executions: Executions;
   readonly acquirer: RunAcquirer;
   readonly flows: FlowRegistry;
+  readonly admission: QueueAdmission;
 }
 
 /** The outcome of a run queued for a worker, as seen by the process that queued it. */
@@ -49,10 +50,15 @@ export class RunStarter {
   private readonly queued: QueueAdmission;
 
   constructor(private readonly deps: RunStarterDeps) {
-    this.queued = deps.queueAdmission;
+    this.queued = deps.admission;
   }
 
-  async start(call: WorkflowCall, options: StartCallOptions = {}): Promise<Started> {
+  /** Starts (or finds) the run of `call`; executed here, it does `operations`. */
+  async start(
+    call: WorkflowCall,
+    options: StartCallOptions,
+    operations: RunOperations,
+  ): Promise<Started> {
     const { lifecycle, codec, executions, acquirer } = this.deps;
     const workflow = call.plan;
     lifecycle.assertOpen(`start workflow "${workflow.name}"`);
@@ -70,9 +76,13 @@ export class RunStarter {
     if (joined?.identity) assertSameRun({ id: runId, ...joined.identity }, identity);
     const tracked =
       joined ??
-      executions.ensure(runId, identity, (superseded) =>
-        acquirer.create(call, runId, identity, options.parentRunId, superseded, timing),
-      );
+      executions.ensure(runId, {
+        kind: 'acquire',
+        identity,
+        operations,
+        acquire: (superseded) =>
+          acquirer.create(call, runId, identity, options.parentRunId, superseded, timing),
+      });
     await tracked.acquired;
     return { runId, outcome: tracked.outcome };
   }

@@ -1,6 +1,6 @@
-import type { Clock } from '../ground/Clock';
-import type { Logger } from '../ground/Logger';
-import type { RunRow } from '../store/rows';
+import type { Clock } from '../../ground/Clock';
+import type { Logger } from '../../ground/Logger';
+import type { RunRow } from '../../store/rows';
 
 /**
  * Says, once per claim, that a run a caller wants is held by a live holder elsewhere and

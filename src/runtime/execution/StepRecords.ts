@@ -1,0 +1,35 @@
+import type { StepRow } from '../../store/rows';
+import type { RunStore } from '../../store/RunStore';
+
+/** The claim a record is fenced by: its epoch must still hold the run. */
+export interface Fence {
+  readonly epoch: number;
+}
+
+/**
+ * "Record this step, fenced by this claim": the one way a new step outcome is stored. One
+ * conditional insert; when another writer stored that seq first, its row is the outcome
+ * (the first writer wins); when the claim no longer holds the run, `LeaseLostError`.
+ */
+export class StepRecords {
+  /** Records through `store`, which may be bound to a transaction (see {@link StepRecords.within}). */
+  constructor(private readonly store: RunStore) {}
+
+  /** The same operation inside the transaction `tx`. */
+  static within(tx: RunStore): StepRecords {
+    return new StepRecords(tx);
+  }
+
+  /** Stores `row` under `fence`; resolves to the row that is stored (this one, or the winner's). */
+  record(row: StepRow, fence: Fence): Promise<StepRow> {
+    const { store } = this;
+    // Chained rather than awaited: this is every checkpoint's one write.
+    return store
+      .insertStep(row, fence.epoch)
+      .then((result) =>
+        result === 'inserted'
+          ? row
+          : store.loadStep(row.runId, row.seq).then((stored) => stored ?? row),
+      );
+  }
+}
