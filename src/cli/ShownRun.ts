@@ -22,10 +22,16 @@ export interface ShownRun {
 }
 
 /** Writes `waymark show`: the run, then its steps page by page as they are read, then the end. */
+/** How an ended run ended: its result, or the error it ended with. */
+export type ShownOutcome =
+  | { readonly result: unknown }
+  | { readonly error: { readonly name: string; readonly message: string; readonly code?: string } };
+
 export interface ShownRunWriter {
   /** Characters of stored values (arguments, outputs) the writer shows; `Infinity` for whole. */
   readonly valueChars: number;
-  begin(run: RunSummary, waitingReason: string | null): void;
+  /** `outcome` is null for a run that has not ended. */
+  begin(run: RunSummary, waitingReason: string | null, outcome: ShownOutcome | null): void;
   steps(steps: readonly ShownStep[]): void;
   end(): void;
 }

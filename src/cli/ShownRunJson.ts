@@ -1,7 +1,12 @@
 import type { RunSummary } from '../model/RunRecords';
 import type { StoredValue } from '../model/StoredValue';
 import { Output } from './Output';
-import { IDEMPOTENCY_KEY_NOTE, type ShownRunWriter, type ShownStep } from './ShownRun';
+import {
+  IDEMPOTENCY_KEY_NOTE,
+  type ShownOutcome,
+  type ShownRunWriter,
+  type ShownStep,
+} from './ShownRun';
 
 /**
  * `waymark show --json`: one JSON document `{ run, waitingReason, steps, idempotencyKeyNote }`
@@ -11,7 +16,7 @@ import { IDEMPOTENCY_KEY_NOTE, type ShownRunWriter, type ShownStep } from './Sho
  * @example
  * ```ts
  * const json = new ShownRunJson(output);
- * json.begin(run, null);
+ * json.begin(run, null, { result: 'closed t1' });
  * json.steps(page);
  * json.end();
  * ```
@@ -23,11 +28,12 @@ export class ShownRunJson implements ShownRunWriter {
 
   constructor(private readonly output: Output) {}
 
-  begin(run: RunSummary, waitingReason: string | null): void {
+  begin(run: RunSummary, waitingReason: string | null, outcome: ShownOutcome | null): void {
     const shown = { ...run, args: run.args === undefined ? null : jsonValue(run.args) };
     this.output.line('{');
     this.output.line(`  "run": ${nested(shown, 1)},`);
     this.output.line(`  "waitingReason": ${nested(waitingReason, 1)},`);
+    this.output.line(`  "outcome": ${nested(outcome, 1)},`);
     this.output.line('  "steps": [');
   }
 

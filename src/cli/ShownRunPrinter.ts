@@ -5,7 +5,12 @@ import { TableLayout, type Cell, type Painted } from './formatTable';
 import { formatElapsed, formatTimestamp, NONE } from './formatTime';
 import type { Output } from './Output';
 import { paintStatus } from './Palette';
-import { IDEMPOTENCY_KEY_NOTE, type ShownRunWriter, type ShownStep } from './ShownRun';
+import {
+  IDEMPOTENCY_KEY_NOTE,
+  type ShownOutcome,
+  type ShownRunWriter,
+  type ShownStep,
+} from './ShownRun';
 import { terminalSafe } from './terminalSafe';
 
 const HEADERS = [
@@ -31,7 +36,7 @@ const PREVIEW_CHARS = 60;
  * @example
  * ```ts
  * const printer = new ShownRunPrinter(output);
- * printer.begin(run, 'a worker to take it');
+ * printer.begin(run, 'a worker to take it', null);
  * printer.steps(page);
  * printer.end();
  * ```
@@ -46,7 +51,7 @@ export class ShownRunPrinter implements ShownRunWriter {
     this.table = new TableLayout(HEADERS.map((text): Painted => ({ text, paint: bold })));
   }
 
-  begin(run: RunSummary, waitingReason: string | null): void {
+  begin(run: RunSummary, waitingReason: string | null, outcome: ShownOutcome | null): void {
     const { output } = this;
     const paint = output.paint;
     const safe = (text: string): string => terminalSafe(text);
@@ -67,6 +72,7 @@ export class ShownRunPrinter implements ShownRunWriter {
       fields.push(['forked from', `${safe(run.forkedFrom)} at #${run.forkedSeq ?? '?'}`]);
     }
     if (run.parentRunId) fields.push(['parent', safe(run.parentRunId)]);
+    if (outcome) fields.push(outcomeField(outcome));
     fields.push(['started', formatTimestamp(run.createdAt)]);
     fields.push(['updated', formatTimestamp(run.updatedAt)]);
     let width = 0;
@@ -110,6 +116,20 @@ function errorCell(step: Pick<StepRecord, 'error' | 'nextAttemptAt'>): string {
   return step.nextAttemptAt
     ? `${error} (next attempt ${formatTimestamp(step.nextAttemptAt)})`
     : error;
+}
+
+/** The run's result (the start of its JSON) or the error it ended with, made safe for the terminal. */
+function outcomeField(outcome: ShownOutcome): [string, string] {
+  if ('result' in outcome) {
+    const json = JSON.stringify(outcome.result) ?? 'undefined';
+    const shown =
+      json.length > PREVIEW_CHARS
+        ? `${json.slice(0, PREVIEW_CHARS)}… (${json.length} chars)`
+        : json;
+    return ['result', terminalSafe(shown)];
+  }
+  const { name, message, code } = outcome.error;
+  return ['error', terminalSafe(`${name}${code ? ` [${code}]` : ''}: ${firstLine(message)}`)];
 }
 
 /** The start of a stored value, marked when there is more: `{"to":"ann@exa… (1234 chars)`. */

@@ -10,6 +10,7 @@ const LONG_REPLY = `Thanks for writing in. ${'We are on it. '.repeat(30)}`;
 interface ShownJson {
   run: { runId: string; status: string; args: unknown; parkedReason: string | null };
   waitingReason: string | null;
+  outcome: { result: unknown } | { error: { name: string; message: string } } | null;
   steps: Array<{ seq: number; name: string; idempotencyKey: string | null; output?: unknown }>;
 }
 
@@ -44,6 +45,9 @@ describe.each<Backend>(['sqlite-file', 'postgres'])(
       } finally {
         deployReorderedSupport(false);
       }
+      await expect(runtime.run(CliSupport, 'answer', ['fail-t3', 'hi'])).rejects.toThrow(
+        'the ticket system refused fail-t3',
+      );
       await runtime.start(CliOrders, 'approve', ['delivered']);
       await runtime.start(CliOrders, 'approve', ['late']);
       await untilWaiting('approval-delivered');
@@ -73,6 +77,27 @@ describe.each<Backend>(['sqlite-file', 'postgres'])(
       expect(shown.stdout).toMatch(
         /^2\s+close\s+completed\s+1\s+\S+\s+support-t1:2\s+"closed t1"$/m,
       );
+    });
+
+    it('prints how an ended run ended: its result, or the error it failed with', async () => {
+      const [done, failed, waiting] = await Promise.all([
+        cli('show', 'support-t1'),
+        cli('show', 'support-fail-t3'),
+        cli('show', 'approval-delivered'),
+      ]);
+      expect(done.stdout).toMatch(/^result\s+"closed t1"$/m);
+      expect(failed.stdout).toMatch(/^status\s+failed$/m);
+      expect(failed.stdout).toMatch(/^error\s+\S*Error.*: the ticket system refused fail-t3/m);
+      expect(waiting.stdout).not.toMatch(/^(result|error)\s/m);
+      expect(json<ShownJson>(await cli('show', 'support-t1', '--json')).outcome).toEqual({
+        result: 'closed t1',
+      });
+      expect(json<ShownJson>(await cli('show', 'support-fail-t3', '--json')).outcome).toEqual({
+        error: expect.objectContaining({
+          message: expect.stringContaining('the ticket system refused fail-t3'),
+        }),
+      });
+      expect(json<ShownJson>(await cli('show', 'approval-delivered', '--json')).outcome).toBeNull();
     });
 
     it('--json carries the arguments and outputs whole, as JSON', async () => {

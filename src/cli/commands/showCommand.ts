@@ -4,7 +4,8 @@ import { assertRunId } from '../../model/identifiers';
 import type { RunSummary, StepRecord } from '../../model/RunRecords';
 import { databaseUrlOf, type CliContext } from '../CliContext';
 import { withRuntime } from '../openRuntime';
-import type { ShownRunWriter, ShownStep } from '../ShownRun';
+import type { ShownOutcome, ShownRunWriter, ShownStep } from '../ShownRun';
+import { isTerminalStatus } from '../../model/RunStatus';
 import { ShownRunPrinter } from '../ShownRunPrinter';
 import { ShownRunJson } from '../ShownRunJson';
 import { formatRelative } from '../formatTime';
@@ -43,7 +44,7 @@ export function registerShowCommand(program: Command, cli: CliContext): void {
         const { valueChars } = writer;
         const run = await runtime.handle(runId).describe({ valueChars });
         const reason = await waitingReason(runtime, run, new Date());
-        writer.begin(run, reason);
+        writer.begin(run, reason, await shownOutcome(runtime, run));
         for (let from = 0; !cli.output.closed;) {
           const page = await runtime.history(runId, { from, limit: PAGE, valueChars });
           writer.steps(page.map((step) => shownStep(run, step)));
@@ -53,6 +54,26 @@ export function registerShowCommand(program: Command, cli: CliContext): void {
         writer.end();
       });
     });
+}
+
+/** An ended run's result, or the error it ended with (as the caller of the run would get it). */
+async function shownOutcome(
+  runtime: WaymarkRuntime,
+  run: RunSummary,
+): Promise<ShownOutcome | null> {
+  if (!isTerminalStatus(run.status)) return null;
+  try {
+    return { result: await runtime.handle(run.runId).result() };
+  } catch (error) {
+    const e = error as { name?: unknown; message?: unknown; code?: unknown } | null;
+    return {
+      error: {
+        name: typeof e?.name === 'string' ? e.name : 'Error',
+        message: typeof e?.message === 'string' ? e.message : String(error),
+        ...(typeof e?.code === 'string' ? { code: e.code } : {}),
+      },
+    };
+  }
 }
 
 function shownStep(run: RunSummary, step: StepRecord): ShownStep {

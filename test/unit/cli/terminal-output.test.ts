@@ -120,7 +120,7 @@ describe('waymark show, printed on a colour terminal', () => {
   it('lets only its own colour codes through', () => {
     const stdout = new Captured(true);
     const printer = new ShownRunPrinter(new Output(stdout, new Captured(true), {}));
-    printer.begin(run, `signal "${TITLE}"`);
+    printer.begin(run, `signal "${TITLE}"`, null);
     printer.steps([
       {
         seq: 0,
