@@ -1,3 +1,5 @@
+import { matches } from './transientStoreError';
+
 const CODES = new Set([
   // SQLite: "database or disk is full" (also a file at its max_page_count).
   'SQLITE_FULL',
@@ -18,18 +20,5 @@ const NO_SPACE = /No space left on device/i;
  * cannot grow any more): not an outage a retry outlasts soon, and not a bug in the statement.
  */
 export function isDiskFullError(error: unknown): boolean {
-  for (let e: unknown = error, depth = 0; e && depth < 4; depth++) {
-    const record = e as {
-      code?: unknown;
-      errno?: unknown;
-      message?: unknown;
-      driverError?: unknown;
-      cause?: unknown;
-    };
-    if (typeof record.code === 'string' && CODES.has(record.code)) return true;
-    if (typeof record.errno === 'number' && ERRNOS.has(record.errno)) return true;
-    if (typeof record.message === 'string' && NO_SPACE.test(record.message)) return true;
-    e = record.driverError ?? record.cause;
-  }
-  return false;
+  return matches(error, CODES, ERRNOS, [NO_SPACE]);
 }

@@ -99,7 +99,11 @@ export function isLostConnectionError(error: unknown): boolean {
   return matches(error, LOST_CODES, LOST_ERRNOS, LOST_MESSAGES);
 }
 
-function matches(
+/**
+ * Whether `error`, or an error it wraps (TypeORM's `driverError`, a `cause`; four deep at
+ * most), carries one of these codes, errnos or messages.
+ */
+export function matches(
   error: unknown,
   codes: ReadonlySet<string>,
   errnos: ReadonlySet<number>,
