@@ -32,11 +32,7 @@ function waitRecord(run: RunState, seq: number, name: string, startedAt: number)
  * and its memory — and the run resumes in any process once a signal or its time comes.
  */
 export class DurableWaits {
-  private readonly signals: SignalStore;
-
-  constructor(private readonly deps: DurableWaitsDeps) {
-    this.signals = deps.signals;
-  }
+  constructor(private readonly deps: DurableWaitsDeps) {}
 
   async waitForSignal(
     run: RunState,
@@ -56,7 +52,7 @@ export class DurableWaits {
     const deadline = timeoutMs === undefined ? null : startedAt + timeoutMs;
     const row = waitRecord(run, seq, step, startedAt);
     for (;;) {
-      const payload = await this.signals.take(
+      const payload = await this.deps.signals.take(
         endedRow(row, row.status, row.output, clock.now()),
         name,
         run.epoch,
@@ -89,7 +85,9 @@ export class DurableWaits {
         throw error;
       }
       const intent = recorded ? undefined : row;
-      if (await this.signals.suspend(intent, run.runId, name, run.epoch, deadline, clock.now())) {
+      if (
+        await this.deps.signals.suspend(intent, run.runId, name, run.epoch, deadline, clock.now())
+      ) {
         return this.suspended(run, deadline);
       }
     }

@@ -47,11 +47,7 @@ const QUEUED: RunOutcome = { status: 'waiting', wakeAt: null };
  * resume.
  */
 export class RunStarter {
-  private readonly queued: QueueAdmission;
-
-  constructor(private readonly deps: RunStarterDeps) {
-    this.queued = deps.admission;
-  }
+  constructor(private readonly deps: RunStarterDeps) {}
 
   /** Starts (or finds) the run of `call`; executed here, it does `operations`. */
   async start(
@@ -106,7 +102,7 @@ export class RunStarter {
       undefined,
       timing,
     );
-    const enqueued = await this.queued.enqueue(row, place);
+    const enqueued = await this.deps.admission.enqueue(row, place);
     if (enqueued.kind === 'deduplicated') {
       return { runId: enqueued.runId, outcome: Promise.resolve(QUEUED) };
     }
