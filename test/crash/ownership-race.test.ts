@@ -107,7 +107,12 @@ describe.each(BACKENDS)('one execution per claim on %s', (backend) => {
       // SQLite: a process frozen inside a write would hold the file's lock; kill it instead.
       const freeze = backend !== 'sqlite-file';
       if (freeze) holder.signal('SIGSTOP');
-      else holder.kill();
+      else {
+        // Dead, not dying: a process still being torn down answers kill(pid, 0), so a runtime
+        // opened at that moment would find some of its runs held by a live process.
+        holder.kill();
+        await holder.exited;
+      }
       const { log, ...counts } = await takeOver(db.url, runs, ledgerPath);
       expect(counts).toEqual({ resumed: RUNS, completed: RUNS, duplicateResumes: [] });
       if (freeze) {
