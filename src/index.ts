@@ -34,6 +34,7 @@ export {
   type CatchUp,
   type DateOrDuration,
   type ForkOptions,
+  type GroupCommitOptions,
   type InstanceResolver,
   type LimiterStats,
   type PruneOptions,

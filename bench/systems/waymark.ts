@@ -55,7 +55,6 @@ export function withQueryLogger(
 }
 
 export class WaymarkSystem implements System {
-  readonly label = 'waymark';
   readonly kind = 'waymark' as const;
   private runtime: WaymarkRuntime | undefined;
 
@@ -63,10 +62,16 @@ export class WaymarkSystem implements System {
     readonly db: string,
     private readonly database: RuntimeOptions['database'],
     readonly channel: string,
+    private readonly options: Partial<RuntimeOptions> = {},
+    readonly label = 'waymark',
   ) {}
 
   async open(): Promise<void> {
-    this.runtime = await Waymark.create({ database: this.database, logger: quiet });
+    this.runtime = await Waymark.create({
+      ...this.options,
+      database: this.database,
+      logger: quiet,
+    });
   }
 
   async run(steps: number): Promise<string> {

@@ -55,6 +55,21 @@ export interface RuntimeOptions {
   migrate?: boolean;
   /** Largest stored value (arguments, a result, an error) in bytes; default 1 MiB. */
   maxValueBytes?: number;
+  /**
+   * Group commit of plain checkpoints, on by default: the checkpoints of concurrent runs that
+   * arrive while a commit is in flight are written together in the next commit. Durability is
+   * the same — a step returns only after the COMMIT that holds its checkpoint — but a step may
+   * wait for the commit in flight. `false`: each checkpoint commits alone.
+   */
+  groupCommit?: boolean | GroupCommitOptions;
   /** Observation points on the step path; used by `waymark/testing`. */
   hooks?: StepHooks;
+}
+
+/** The bounds of one group commit; see {@link RuntimeOptions.groupCommit}. */
+export interface GroupCommitOptions {
+  /** The most checkpoints in one commit; default 500. */
+  maxRows?: number;
+  /** The most bytes of stored values in one commit, default 4 MiB (a larger value commits alone). */
+  maxBytes?: number;
 }

@@ -4,6 +4,7 @@ import { ConfigurationError } from '../errors/ConfigurationError';
 import { SystemClock, type Clock } from '../ground/Clock';
 import { parseDuration } from '../ground/Duration';
 import { quietConsoleLogger, type Logger } from '../ground/Logger';
+import type { GroupCommitBounds } from '../store/GroupCommit';
 import type { RuntimeOptions } from './RuntimeOptions';
 
 /** `Waymark.create()` options, checked and with their defaults. */
@@ -17,6 +18,8 @@ export interface RuntimeSettings {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly migrate: boolean;
+  /** Null when each checkpoint commits alone. */
+  readonly groupCommit: GroupCommitBounds | null;
 }
 
 /** Checks `Waymark.create()` options; a bad one is a `ConfigurationError` naming it. */
@@ -58,5 +61,27 @@ export function resolveSettings(options: RuntimeOptions): RuntimeSettings {
     clock: options.clock ?? new SystemClock(),
     logger: options.logger ?? quietConsoleLogger,
     migrate: options.migrate ?? true,
+    groupCommit: groupCommitBounds(options.groupCommit),
   };
+}
+
+/** The bounds `Waymark.create({ groupCommit })` asks for; a bad one names itself. */
+function groupCommitBounds(option: RuntimeOptions['groupCommit']): GroupCommitBounds | null {
+  if (option === false) return null;
+  if (option === undefined || option === true) return { maxRows: 500, maxBytes: 4 * 1024 * 1024 };
+  if (typeof option !== 'object' || option === null) {
+    throw new ConfigurationError(
+      `Waymark.create(): groupCommit must be true, false or { maxRows, maxBytes }, got ${String(option)}`,
+    );
+  }
+  const bound = (name: 'maxRows' | 'maxBytes', fallback: number, least: number): number => {
+    const value = option[name] ?? fallback;
+    if (!Number.isInteger(value) || value < least) {
+      throw new ConfigurationError(
+        `Waymark.create(): groupCommit.${name} must be an integer ≥ ${least}, got ${String(value)}`,
+      );
+    }
+    return value;
+  };
+  return { maxRows: bound('maxRows', 500, 1), maxBytes: bound('maxBytes', 4 * 1024 * 1024, 1024) };
 }

@@ -5,6 +5,7 @@ import type { Logger } from '../ground/Logger';
 import { assertToolCallAwaited } from '../model/toolApprovalSignals';
 import { Database } from '../store/connection/Database';
 import { guardPostgresPool } from '../store/connection/guardPostgresPool';
+import type { GroupCommitBounds } from '../store/GroupCommit';
 import { Stores } from '../store/Stores';
 
 /** Every repository a runtime uses, each made once on its one database handle. */
@@ -19,6 +20,8 @@ export interface StoreSettings {
   readonly storeRetryMs: number;
   /** Who this runtime is on a lock (its lease process). */
   readonly holder: string;
+  /** The bounds of one group commit of checkpoints; null: each commits alone. */
+  readonly groupCommit: GroupCommitBounds | null;
 }
 
 /** The first floor of a runtime: its database handle and the repositories on it. */
@@ -31,5 +34,6 @@ export function assembleStores(s: StoreSettings): RuntimeStores {
     decode: (text, path) => s.codec.decode(text, path),
     // Signals that answer a tool approval must name an awaited call: checked wherever one is sent.
     admitSignal: assertToolCallAwaited,
+    groupCommit: s.groupCommit,
   });
 }

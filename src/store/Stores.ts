@@ -2,6 +2,7 @@ import type { EntityManager } from 'typeorm';
 import type { Lifecycle } from '../ground/Lifecycle';
 import type { Database, TransactionOptions } from './connection/Database';
 import { FlowStats } from './FlowStats';
+import { GroupCommit, type GroupCommitBounds, type StepInserter } from './GroupCommit';
 import { KeyStore } from './KeyStore';
 import { Leases } from './Leases';
 import { LimiterSlots } from './LimiterSlots';
@@ -15,6 +16,7 @@ import { RunQueries, type DecodeValue } from './RunQueries';
 import { RunStore } from './RunStore';
 import { ScheduleStore } from './ScheduleStore';
 import { SignalStore, type SignalRule } from './SignalStore';
+import { StepBatches } from './StepBatches';
 import { StreamStore } from './StreamStore';
 
 /** What the repositories need beyond the database handle, given once by the runtime. */
@@ -27,6 +29,8 @@ export interface StoresSettings {
   readonly decode: DecodeValue;
   /** What a signal must pass before it is stored (see {@link SignalRule}). */
   readonly admitSignal: SignalRule;
+  /** The bounds of one group commit of checkpoints; null: each checkpoint commits alone. */
+  readonly groupCommit: GroupCommitBounds | null;
 }
 
 /**
@@ -37,6 +41,11 @@ export interface StoresSettings {
 export class Stores {
   /** Runs, steps and attempts: the hot path's one write per step. */
   readonly runs: RunStore;
+  /**
+   * Where plain checkpoints are inserted: in group commits, or alone (when group commit is
+   * off, and inside a transaction, whose rows commit with it).
+   */
+  readonly checkpoints: StepInserter;
   /** Claims and renewals of run leases. */
   readonly leases: Leases;
   /** Claims of runs no queue limit holds back; handing runs back; their statuses. */
@@ -67,6 +76,10 @@ export class Stores {
   ) {
     const { lifecycle } = settings;
     this.runs = new RunStore(db);
+    this.checkpoints =
+      settings.groupCommit && !db.inTransaction
+        ? new GroupCommit(this.runs, new StepBatches(db, this.runs), settings.groupCommit)
+        : this.runs;
     this.leases = new Leases(db, this.runs);
     this.runClaims = new RunClaims(db);
     this.queueClaims = new NamedQueueClaims(db);

@@ -58,8 +58,10 @@ export class StepPath {
       step: step.name,
       target: step.target,
     };
-    hooks.beforeStep?.(point);
     if (run.needsFlush()) await run.flush();
+    // After the flush: a crash "before" a step finds every earlier write stored, whether it
+    // committed alone or waited for a group commit.
+    hooks.beforeStep?.(point);
     const write = this.stepWrite(run, seq, call);
     const writer = this.parts.writers[step.writer];
     const beginning = writer.begin(write);

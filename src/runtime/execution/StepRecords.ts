@@ -1,5 +1,6 @@
 import type { StepRow } from '../../store/rows';
 import type { RunStore } from '../../store/RunStore';
+import type { StepInserter } from '../../store/GroupCommit';
 
 /** The claim a record is fenced by: its epoch must still hold the run. */
 export interface Fence {
@@ -12,8 +13,14 @@ export interface Fence {
  * (the first writer wins); when the claim no longer holds the run, `LeaseLostError`.
  */
 export class StepRecords {
-  /** Records through `store`, which may be bound to a transaction (see {@link StepRecords.within}). */
-  constructor(private readonly store: RunStore) {}
+  /**
+   * Inserts through `inserter` (a group commit, or `store` itself) and reads a winner's row
+   * from `store`; both may be bound to a transaction (see {@link StepRecords.within}).
+   */
+  constructor(
+    private readonly store: RunStore,
+    private readonly inserter: StepInserter = store,
+  ) {}
 
   /** The same operation inside the transaction `tx`. */
   static within(tx: RunStore): StepRecords {
@@ -24,7 +31,7 @@ export class StepRecords {
   record(row: StepRow, fence: Fence): Promise<StepRow> {
     const { store } = this;
     // Chained rather than awaited: this is every checkpoint's one write.
-    return store
+    return this.inserter
       .insertStep(row, fence.epoch)
       .then((result) =>
         result === 'inserted'

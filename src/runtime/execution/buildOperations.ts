@@ -59,7 +59,7 @@ export function buildOperations(s: OperationsSettings): WorkflowOperations {
   const { stores, codec, clock, events, hooks, lifecycle } = s;
   const store = stores.runs;
   const replay = new StepReplay(codec, events);
-  const records = new StepRecords(store);
+  const records = new StepRecords(store, stores.checkpoints);
   const handOver = new HandOver(stores.runClaims, clock, lifecycle);
   const claims = new GlobalKeyClaims(store, stores.keys, clock, lifecycle, {
     self: s.self,

@@ -15,6 +15,7 @@ import { directQuery, type DirectQuery, type DirectResult } from './DirectDriver
 import { OwnStatementFailure } from './OwnStatementFailure';
 import { numbered } from './placeholders';
 import { retryTransient } from './retryTransient';
+import { runTogether } from './runTogether';
 import { SqliteGate } from './SqliteGate';
 import { probing, userTransaction, type UserWork } from './userTransaction';
 
@@ -58,6 +59,11 @@ export class Database {
     this.direct = bound ? undefined : directQuery(dataSource);
   }
 
+  /** Whether this handle is bound to one open transaction (its statements are that transaction's). */
+  get inTransaction(): boolean {
+    return this.bound !== undefined;
+  }
+
   /** `text`, written with `?` placeholders, as this dialect takes it. */
   sql(text: string): string {
     return numbered(text, this.dialect === 'postgres');
@@ -96,6 +102,21 @@ export class Database {
       this.dialect === 'sqlite' && this.gate.holders === 0
         ? direct(sql, params)
         : this.serialized(() => direct(sql, params));
+    const started = Date.now();
+    return once().catch((error: unknown) => this.retryAfter(operation, error, once, started));
+  }
+
+  /** SQLite: `statements` in one transaction, retried as one statement is (see {@link runTogether}). */
+  async execTogether(
+    operation: string,
+    statements: ReadonlyArray<[string, unknown[]]>,
+  ): Promise<Array<DirectResult | Error>> {
+    this.lifecycle.assertAlive(operation);
+    const direct = this.direct;
+    if (this.dialect !== 'sqlite' || !direct || this.bound) {
+      throw new Error(`${operation}: one transaction of statements is SQLite's alone`);
+    }
+    const once = () => this.serialized(() => runTogether(direct, statements));
     const started = Date.now();
     return once().catch((error: unknown) => this.retryAfter(operation, error, once, started));
   }

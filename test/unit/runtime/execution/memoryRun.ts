@@ -59,6 +59,7 @@ export async function openMemoryStore(): Promise<MemoryStore> {
     holder: 'unit-test',
     decode: (text, path) => codec.decode(text, path),
     admitSignal: () => undefined,
+    groupCommit: null,
   });
   const { runs: store, leases } = stores;
   const clock = realClock;

@@ -1,0 +1,152 @@
+import type { Database } from './connection/Database';
+import { isDuplicateKey, isMissingReference } from './connection/Dialect';
+import type { DirectResult } from './connection/DirectDriver';
+import type { StepRow } from './rows';
+import type { RunStore } from './RunStore';
+
+/** One checkpoint waiting for its commit: the step's row and the epoch that fences it. */
+export interface FencedStep {
+  readonly row: StepRow;
+  readonly epoch: number;
+}
+
+/** How one row of a batch ended: stored, found stored already, or refused (with its error). */
+export type StepLanding = PromiseSettledResult<'inserted' | 'duplicate'>;
+
+/**
+ * PostgreSQL: every row in one statement, each joined to its run under its own epoch (the
+ * fence), the runs share-locked as the one-row insert locks its run. The rows it returns
+ * landed; a row it did not return met a lost fence or a stored duplicate.
+ */
+const POSTGRES_INSERT_STEPS =
+  'INSERT INTO waymark_steps (run_id, seq, name, status, output, attempts, started_at, ' +
+  'finished_at, idempotency_key) ' +
+  'SELECT r.id, v.seq, v.name, v.status, v.output, v.attempts, v.started_at, v.finished_at, ' +
+  'v.idempotency_key FROM unnest($1::varchar[], $2::integer[], $3::integer[], $4::varchar[], ' +
+  '$5::varchar[], $6::text[], $7::integer[], $8::bigint[], $9::bigint[], $10::text[]) ' +
+  'AS v(run_id, epoch, seq, name, status, output, attempts, started_at, finished_at, ' +
+  'idempotency_key) JOIN waymark_runs r ON r.id = v.run_id AND r.epoch = v.epoch ' +
+  'FOR SHARE OF r ON CONFLICT DO NOTHING RETURNING run_id, seq';
+
+/** MySQL/MariaDB: one multi-row insert under the foreign-key fence of the one-row insert. */
+function mysqlInsertSteps(count: number): string {
+  const row = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, fence_run_id)';
+  return (
+    'INSERT INTO waymark_steps (seq, name, status, output, attempts, started_at, finished_at, ' +
+    `idempotency_key, fence_run_id, fence_epoch, run_id) VALUES ${Array(count).fill(row).join(', ')}`
+  );
+}
+
+const key = (runId: string, seq: number): string => `${runId}\u0000${seq}`;
+
+/**
+ * Writes many step rows in one commit — one statement on PostgreSQL and MySQL/MariaDB, one
+ * transaction on SQLite — and says how each landed. A row the batch could not settle on its
+ * own (a stored duplicate, a lost fence, which on MySQL refuse the whole statement) is written
+ * again alone, whose answer is exact: one run's lost lease never fails its neighbours.
+ */
+export class StepBatches {
+  constructor(
+    private readonly db: Database,
+    private readonly runs: RunStore,
+  ) {}
+
+  async write(steps: readonly FencedStep[]): Promise<StepLanding[]> {
+    // Runs in one order, so two batches (or a batch and a lease renewal) lock them alike.
+    const ordered = [...steps].sort((a, b) => (a.row.runId < b.row.runId ? -1 : 1));
+    const landed = await this.writeTogether(ordered);
+    return Promise.allSettled(
+      steps.map((step) =>
+        landed.has(key(step.row.runId, step.row.seq))
+          ? Promise.resolve('inserted' as const)
+          : this.runs.insertStep(step.row, step.epoch),
+      ),
+    );
+  }
+
+  /** Writes `steps` in one commit; returns the keys of the rows that landed. */
+  private async writeTogether(steps: readonly FencedStep[]): Promise<Set<string>> {
+    const operation = `record ${steps.length} steps in one commit`;
+    switch (this.db.dialect) {
+      case 'postgres': {
+        const { records } = await this.db.exec(operation, POSTGRES_INSERT_STEPS, columnsOf(steps));
+        return new Set(records.map((r) => key(String(r.run_id), Number(r.seq))));
+      }
+      case 'mysql':
+        try {
+          await this.db.exec(operation, mysqlInsertSteps(steps.length), steps.flatMap(mysqlRow));
+          return new Set(steps.map((s) => key(s.row.runId, s.row.seq)));
+        } catch (error) {
+          // Nothing of the statement landed: each row is written alone.
+          if (isDuplicateKey(error) || isMissingReference(error)) return new Set();
+          throw error;
+        }
+      case 'sqlite': {
+        const results = await this.db.execTogether(operation, steps.map(sqliteStatement(this.db)));
+        return new Set(
+          steps.filter((_, i) => landedAlone(results[i])).map((s) => key(s.row.runId, s.row.seq)),
+        );
+      }
+    }
+  }
+}
+
+/** PostgreSQL's parameters: one array per column. */
+function columnsOf(steps: readonly FencedStep[]): unknown[][] {
+  const rows = steps.map(({ row }) => row);
+  return [
+    rows.map((r) => r.runId),
+    steps.map((s) => s.epoch),
+    rows.map((r) => r.seq),
+    rows.map((r) => r.name),
+    rows.map((r) => r.status),
+    rows.map((r) => r.output),
+    rows.map((r) => r.attempts),
+    rows.map((r) => r.startedAt),
+    rows.map((r) => r.finishedAt),
+    rows.map((r) => r.idempotencyKey ?? null),
+  ];
+}
+
+function mysqlRow({ row, epoch }: FencedStep): unknown[] {
+  return [
+    row.seq,
+    row.name,
+    row.status,
+    row.output,
+    row.attempts,
+    row.startedAt,
+    row.finishedAt,
+    row.idempotencyKey ?? null,
+    row.runId,
+    epoch,
+  ];
+}
+
+/** SQLite: the one-row insert, run once per row inside the batch's transaction. */
+function sqliteStatement(db: Database): (step: FencedStep) => [string, unknown[]] {
+  return ({ row, epoch }) => [
+    db.sql(
+      'INSERT INTO waymark_steps (run_id, seq, name, status, output, attempts, started_at, ' +
+        'finished_at, idempotency_key) SELECT id, ?, ?, ?, ?, ?, ?, ?, ? FROM waymark_runs ' +
+        'WHERE id = ? AND epoch = ?',
+    ),
+    [
+      row.seq,
+      row.name,
+      row.status,
+      row.output,
+      row.attempts,
+      row.startedAt,
+      row.finishedAt,
+      row.idempotencyKey ?? null,
+      row.runId,
+      epoch,
+    ],
+  ];
+}
+
+/** A statement of the SQLite batch that inserted its row (not a duplicate, not fenced out). */
+function landedAlone(result: DirectResult | Error | undefined): boolean {
+  return result !== undefined && !(result instanceof Error) && result.affected === 1;
+}
