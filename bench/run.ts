@@ -8,7 +8,7 @@
  *                               #   resume, stored bytes, 1/2/4 workers, memory (≈ 10 min)
  *   npm run bench -- --quick    # the same table in under 3 minutes: 3 rounds, LangGraph
  *                               #   at N = 100 only, no 10,000-step figures, 1 and 2 workers
- *   npm run bench -- --only=steps,resume   # sections: steps growth resume bytes scaling memory audit
+ *   npm run bench -- --only=steps,resume   # sections: steps growth resume bytes scaling memory audit concurrency
  *
  * The peers (bench/package.json) are installed on first use. Prints one markdown table.
  */
@@ -38,6 +38,8 @@ import { BENCH_DIR, ensurePeersInstalled, typecheckBench, versionOf } from './li
 import { median, ratio, withRange } from './lib/stats';
 import { baseline, type System } from './lib/workload';
 import { measureMemory } from './memory';
+import { CONCURRENCY, measureConcurrency, rateAt } from './concurrency';
+import { GROUP_COMMIT_FLOOR, ONE_COMMIT_FLOOR } from './concurrencyFloors';
 import { crashAndResume } from './resume';
 import { pairedBlocks, type PairedBlocks } from './pairedRatio';
 import { measureScaling } from './scaling';
@@ -50,7 +52,16 @@ typecheckBench();
 
 const quick = process.argv.includes('--quick');
 const onlyArg = process.argv.find((a) => a.startsWith('--only='));
-const SECTIONS = ['steps', 'growth', 'resume', 'bytes', 'scaling', 'memory', 'audit'] as const;
+const SECTIONS = [
+  'steps',
+  'growth',
+  'resume',
+  'bytes',
+  'scaling',
+  'memory',
+  'audit',
+  'concurrency',
+] as const;
 type Section = (typeof SECTIONS)[number];
 const sections = new Set<Section>(
   onlyArg
@@ -450,6 +461,33 @@ async function scalingSection(): Promise<void> {
   );
 }
 
+function concurrencySection(dir: string): void {
+  const results = measureConcurrency(dir, quick ? 1 : 3);
+  const floorOf = (label: string, db: string) =>
+    results.find((r) => r.label === label && r.db === db);
+  for (const r of results) {
+    const one = floorOf(ONE_COMMIT_FLOOR, r.db);
+    const group = floorOf(GROUP_COMMIT_FLOOR, r.db);
+    const at64 = rateAt(r, 64);
+    line({
+      figure: `concurrency: C runs × 50 steps at once, steps/s at C = ${CONCURRENCY.join(' · ')}`,
+      database: r.db,
+      system: r.label,
+      result: CONCURRENCY.map((c) => Math.round(rateAt(r, c)).toLocaleString('en')).join(' · '),
+      ratio:
+        one && group
+          ? `C=64: ${(at64 / rateAt(one, 64)).toFixed(2)}× one-commit floor, ${(at64 / rateAt(group, 64)).toFixed(2)}× group-commit floor`
+          : '',
+    });
+    if (r.label === 'waymark' && one) {
+      verdict(
+        at64 / rateAt(one, 64) >= 3,
+        `C=64 with group commit ≥ 3× the one-commit floor on ${r.db}: ${(at64 / rateAt(one, 64)).toFixed(2)}×`,
+      );
+    }
+  }
+}
+
 async function memorySection(): Promise<void> {
   const m = await measureMemory(quick);
   line({
@@ -529,6 +567,7 @@ async function main(): Promise<void> {
     await run('audit', () => auditSection(dir));
     await run('scaling', () => scalingSection());
     await run('memory', () => memorySection());
+    await run('concurrency', async () => concurrencySection(dir));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -15,6 +15,7 @@ export const sidebar = [
       { text: 'Idempotency and unknown outcomes', link: '/concepts/idempotency' },
       { text: 'Leases and fencing', link: '/concepts/leases' },
       { text: 'The at-least-once window', link: '/concepts/at-least-once' },
+      { text: 'Group commit', link: '/concepts/group-commit' },
     ],
   },
   {
