@@ -176,6 +176,8 @@ export {
   isStepTimeoutError,
   StoreUnavailableError,
   isStoreUnavailableError,
+  storedOutcomeOf,
+  type StoredOutcomeNote,
   StreamClosedError,
   isStreamClosedError,
   TransactionPoolerError,

@@ -16,6 +16,7 @@ import { from, map, type Observable } from 'rxjs';
 import {
   isRunFinishedError,
   isRunNotFoundError,
+  storedOutcomeOf,
   WaymarkRuntime,
   type RunStatus,
   type RunSummary,
@@ -57,10 +58,14 @@ export class PurchasesController {
     const run = await handle.describe().catch(httpError);
     const view: PurchaseView = { ...run, steps: await handle.history() };
     if (ENDED.includes(run.status)) {
-      // An ended run's outcome is stored: result() reads it, it does not wait.
+      // An ended run's outcome is stored: result() reads it, it does not wait. Its error comes
+      // marked as the stored outcome (a line on how to retry it); the client gets it as stored.
       await handle.result().then(
         (result) => (view.result = result),
-        (error: Error) => (view.error = { name: error.name, message: error.message }),
+        (thrown: unknown) => {
+          const error = (storedOutcomeOf(thrown)?.error ?? thrown) as Error;
+          view.error = { name: error.name, message: error.message };
+        },
       );
     }
     return view;

@@ -5,6 +5,7 @@ import type {
   ModelResponse,
   StreamEvent,
 } from '@openai/agents';
+import { loadOptionalPeer } from '../ground/optionalPeer';
 import type { RetryOptions } from '../policies/RetryPolicy';
 import { inWorkflowCode, runInlineStep } from '../runtime/inlineStep';
 import { limiterOption } from './limiterOption';
@@ -24,12 +25,17 @@ export interface DurableModelProviderOptions {
 
 type StoredResponse = Omit<ModelResponse, 'usage'> & { usage: Record<string, unknown> };
 
+/** What the adapter takes from the SDK at run time. */
+type AgentsCore = Pick<typeof import('@openai/agents'), 'Usage'>;
+
 /**
  * Wraps an `@openai/agents` model provider so that, inside a run, each model call of
  * `run(agent, input)` (`getResponse` and `getStreamedResponse`) is a step named
  * `model:<model name>`, answered from the store on resume. Give it to the runner:
  * `new Runner({ modelProvider: durableModelProvider(new OpenAIProvider(…)) })`. Tools are
- * wrapped apart, with {@link durableAgentTools}. Outside a run, calls pass through.
+ * wrapped apart, with {@link durableAgentTools}. Outside a run, calls pass through. Needs
+ * `@openai/agents` (an optional peer dependency), or `@openai/agents-core` alone: loaded here,
+ * so a missing package is a `ConfigurationError` now, not a failure in the middle of a run.
  */
 export function durableModelProvider(
   provider: ModelProvider,
@@ -37,6 +43,12 @@ export function durableModelProvider(
 ): ModelProvider {
   const retry = modelRetryPolicy(options.retry, 'durableModelProvider(): retry');
   const limiter = limiterOption(options.limiter, 'durableModelProvider(): limiter');
+  // `Usage` rebuilds a stored response's usage; `@openai/agents` re-exports it from the core.
+  const { Usage } = loadOptionalPeer<AgentsCore>(
+    'durableModelProvider()',
+    '@openai/agents',
+    '@openai/agents-core',
+  );
   return {
     async getModel(modelName?: string): Promise<Model> {
       const inner = await provider.getModel(modelName);
@@ -47,7 +59,6 @@ export function durableModelProvider(
           const stored = await runInlineStep(spec, async () =>
             toStored(await inner.getResponse(request)),
           );
-          const { Usage } = await import('@openai/agents');
           return {
             ...stored,
             usage: new Usage(stored.usage),

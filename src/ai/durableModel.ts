@@ -1,5 +1,6 @@
 import { InvalidArgumentError } from '../errors/InvalidArgumentError';
 import { parseDuration, type Duration } from '../ground/Duration';
+import { loadOptionalPeer } from '../ground/optionalPeer';
 import type { RetryOptions } from '../policies/RetryPolicy';
 import { inWorkflowCode, runInlineStep } from '../runtime/inlineStep';
 import { WorkflowContext } from '../runtime/WorkflowContext';
@@ -85,7 +86,9 @@ export function durableMiddleware(options: DurableModelOptions = {}): LanguageMo
  * request. Outside a run, or inside a step's body, calls pass through untouched.
  *
  * Pass `maxRetries: 0` to `generateText` / `streamText`: waymark does the retrying (its
- * attempts survive a crash); see the README's "Agents" section for the precedence.
+ * attempts survive a crash); see the README's "Agents" section for the precedence. Needs `ai`
+ * (an optional peer dependency), loaded here: without it, this throws a `ConfigurationError`
+ * naming the package.
  *
  * @example
  * ```ts
@@ -109,8 +112,7 @@ export function durableModel(
     );
   }
   // Loaded here, not at the top: `waymark/ai` also serves @openai/agents users without `ai`.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { wrapLanguageModel } = require('ai') as typeof import('ai');
+  const { wrapLanguageModel } = loadOptionalPeer<typeof import('ai')>('durableModel()', 'ai');
   return wrapLanguageModel({ model, middleware: durableMiddleware(options) });
 }
 

@@ -8,6 +8,17 @@ const OWN_FIELDS = new Set(['message', 'stack', 'cause']);
 
 type BuiltinErrorClass = new (message?: string) => Error;
 
+/** Every error this copy of waymark rebuilt from the store (weakly: they are collected as usual). */
+const readBack = new WeakSet<object>();
+
+/**
+ * True when `error` was rebuilt from the store by {@link decodeError}: a recorded error
+ * replayed, not one thrown in this process just now.
+ */
+export function isReadBackError(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && readBack.has(error);
+}
+
 const BUILTIN_ERRORS = new Map<string, BuiltinErrorClass>(
   [Error, TypeError, RangeError, SyntaxError, ReferenceError, EvalError, URIError].map((cls) => [
     cls.name,
@@ -60,6 +71,7 @@ export function decodeError(node: TaggedNode, decoder: NodeReader): Error {
     }
   }
   if (readSafely(error, 'name') !== name) setHidden(error, 'name', name);
+  readBack.add(error);
   return error;
 }
 

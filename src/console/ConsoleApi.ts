@@ -4,6 +4,7 @@ import type { WaymarkRuntime } from '../runtime/WaymarkRuntime';
 import type { RunSummary, StepRecord } from '../model/RunRecords';
 import type { StreamSummary } from '../model/StreamSummary';
 import { isTerminalStatus } from '../model/RunStatus';
+import { storedOutcomeOf } from '../errors/storedOutcomeNote';
 import {
   MAX_ERROR_TEXT,
   MAX_VALUE_TEXT,
@@ -140,7 +141,10 @@ async function outcomeOf(handle: RunHandle): Promise<RunOutcomeJson | null> {
   let timer: NodeJS.Timeout | undefined;
   const settled = handle.result().then(
     (result): RunOutcomeJson => ({ result: toJsonValue(result) }),
-    (error: unknown): RunOutcomeJson => ({ error: toJsonValue(error) }),
+    // The error as stored: the console shows how the run ended, not a caller's re-throw of it.
+    (error: unknown): RunOutcomeJson => ({
+      error: toJsonValue(storedOutcomeOf(error)?.error ?? error),
+    }),
   );
   const timeout = new Promise<null>((resolve) => {
     timer = setTimeout(() => resolve(null), OUTCOME_WAIT_MS);

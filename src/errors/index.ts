@@ -29,3 +29,4 @@ export * from './httpStatusOfError';
 export * from './NoWritableHostError';
 export * from './TransactionPoolerError';
 export * from './WaymarkErrorCode';
+export { storedOutcomeOf, type StoredOutcomeNote } from './storedOutcomeNote';

@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import { Catch, HttpException, Logger, type ArgumentsHost } from '@nestjs/common';
 import { BaseExceptionFilter } from '@nestjs/core';
 import { httpStatusOfError } from '../errors/httpStatusOfError';
+import { storedOutcomeOf } from '../errors/storedOutcomeNote';
 import { WaymarkError } from '../errors/WaymarkError';
 
 /** The body a client gets for a waymark error. */
@@ -53,8 +54,17 @@ export class WaymarkExceptionFilter extends BaseExceptionFilter {
       statusCode: status,
       error: reason,
       code: exception.code,
-      message: status >= 500 ? `${reason}: try again later` : exception.message,
+      message: status >= 500 ? `${reason}: try again later` : clientMessage(exception),
     };
     super.catch(new HttpException(body, status, { cause: exception }), host);
   }
+}
+
+/**
+ * The message as thrown: a run's stored error re-thrown to a later call carries a line for
+ * operators (how to retry the run) that is no business of an HTTP client.
+ */
+function clientMessage(exception: WaymarkError): string {
+  const stored = storedOutcomeOf(exception)?.error;
+  return stored instanceof Error ? stored.message : exception.message;
 }

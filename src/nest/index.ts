@@ -5,6 +5,9 @@
  *
  * @packageDocumentation
  */
+// First: a missing @nestjs package is named, with how to install it, before anything needs it.
+import './nestPackages';
+
 export * from './WaymarkModule';
 export * from './WaymarkModuleOptions';
 export * from './nestInstanceResolver';

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Attributes, Link, Span, SpanContext, Tracer } from '@opentelemetry/api';
 import type { Disposable } from '../ground/Disposable';
+import { loadOptionalPeer } from '../ground/optionalPeer';
 import type { WaymarkRuntime } from '../runtime/WaymarkRuntime';
 
 type OpenTelemetryApi = typeof import('@opentelemetry/api');
@@ -27,8 +28,7 @@ export interface TraceRunsOptions {
  * ```
  */
 export function traceRuns(runtime: WaymarkRuntime, options: TraceRunsOptions = {}): Disposable {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const otel = require('@opentelemetry/api') as OpenTelemetryApi;
+  const otel = loadOptionalPeer<OpenTelemetryApi>('traceRuns()', '@opentelemetry/api');
   const tracer = options.tracer ?? otel.trace.getTracer('waymark');
   const runs = new Map<string, Span>();
   const attempts = new Map<string, Span>();

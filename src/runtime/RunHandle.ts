@@ -71,10 +71,12 @@ export class RunHandle<T = unknown> {
   /**
    * Waits until the run ends and returns its result, or throws its error. Works whether
    * this process or another one executes the run. A run this process parks in
-   * `needs_attention` rejects with the reason; one parked elsewhere is waited for.
+   * `needs_attention` rejects with the reason; one parked elsewhere is waited for. The error
+   * of a run that had ended before this call is its stored outcome, marked as such (one line
+   * appended to its message; see `storedOutcomeOf`).
    */
   async result(): Promise<T> {
-    return unwrapOutcome(await this.access.awaitRun(this.runId)) as T;
+    return unwrapOutcome(await this.access.awaitRun(this.runId), this.runId) as T;
   }
 
   private async row(): Promise<RunRow> {

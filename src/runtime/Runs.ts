@@ -60,6 +60,7 @@ export class Runs {
     const started = await starter.start(call, {}, operations);
     return unwrapOutcome(
       await waiters.await(started.runId, () => started.outcome, operations, call),
+      started.runId,
     );
   }
 

@@ -1,5 +1,6 @@
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import { ConfigurationError } from '../errors/ConfigurationError';
+import { storedOutcomeOf } from '../errors/storedOutcomeNote';
 import type { Constructor } from '../model/Constructor';
 import type { AsyncMethodOf } from '../runtime/WaymarkRuntime';
 import { compareCrashObservations, type CrashObservation } from './compareCrashObservations';
@@ -238,8 +239,10 @@ async function observe(
   try {
     const value = await runtime.handle(runId).result();
     outcome = { ok: true, value: options.normalize ? options.normalize(value) : value };
-  } catch (error) {
-    outcome = { ok: false, error: `${(error as Error).name}: ${(error as Error).message}` };
+  } catch (thrown) {
+    // As stored: the line a re-throw carries names this run and when, which runs differ in.
+    const error = (storedOutcomeOf(thrown)?.error ?? thrown) as Error;
+    outcome = { ok: false, error: `${error.name}: ${error.message}` };
   }
   const history = await runtime.history(runId);
   return {

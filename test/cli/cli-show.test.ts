@@ -92,11 +92,14 @@ describe.each<Backend>(['sqlite-file', 'postgres'])(
       expect(json<ShownJson>(await cli('show', 'support-t1', '--json')).outcome).toEqual({
         result: 'closed t1',
       });
-      expect(json<ShownJson>(await cli('show', 'support-fail-t3', '--json')).outcome).toEqual({
+      const shown = json<ShownJson>(await cli('show', 'support-fail-t3', '--json')).outcome;
+      expect(shown).toEqual({
         error: expect.objectContaining({
           message: expect.stringContaining('the ticket system refused fail-t3'),
         }),
       });
+      // As stored: without the line a caller's re-throw of it carries.
+      expect(shown).not.toMatchObject({ error: { message: expect.stringContaining('↳ run') } });
       expect(json<ShownJson>(await cli('show', 'approval-delivered', '--json')).outcome).toBeNull();
     });
 

@@ -259,7 +259,13 @@ describe('the console JSON API', () => {
     expect(cancel).toMatchObject({ status: 200, body: { runId: doomed.runId, cancelled: true } });
     const shown = await call<RunDetailResponse>('GET', `api/runs/${doomed.runId}`);
     expect(shown.body.run.status).toBe('cancelled');
-    expect(shown.body.outcome).toMatchObject({ error: { name: 'RunCancelledError' } });
+    // The error as stored, not a caller's re-throw of it (which names the run and how to retry).
+    expect(shown.body.outcome).toMatchObject({
+      error: {
+        name: 'RunCancelledError',
+        message: `run "${doomed.runId}" was cancelled: duplicate order`,
+      },
+    });
   });
 });
 

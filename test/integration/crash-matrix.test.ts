@@ -279,7 +279,11 @@ describe('crashMatrix with signals', () => {
       runtime: { logger: log },
     });
     expectEachCaseReported(log, report, 'po-6');
-    expect(report.reference.outcome).toMatchObject({ ok: false });
+    // The error as stored: a re-throw's line names when the run ended, which cases differ in.
+    expect(report.reference.outcome).toEqual({
+      ok: false,
+      error: expect.not.stringContaining('↳ run'),
+    });
     expect(report).toSurviveEveryCrash();
     await expect(
       crashMatrix(Procurement, 'procure', ['7'], {

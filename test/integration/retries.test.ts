@@ -5,6 +5,7 @@ import {
   RetriesExhaustedError,
   RunCancelledError,
   StepTimeoutError,
+  storedOutcomeOf,
   type WaymarkEvents,
 } from 'waymark';
 import { createTestRuntime, SimulatedCrash, type TestRuntime } from 'waymark/testing';
@@ -284,7 +285,11 @@ describe.each(ALL_BACKENDS)('@Retry on %s', (backend) => {
       .buyWithHelp(q)
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RunCancelledError);
-    expect((error as Error).message).toBe(`run "help-${q}" was cancelled: supplier dropped`);
+    // Its stored outcome, marked as such below the message as it was thrown.
+    const [message, note] = (error as Error).message.split('\n');
+    expect(message).toBe(`run "help-${q}" was cancelled: supplier dropped`);
+    expect(note).toMatch(new RegExp(`^↳ run "help-${q}" was cancelled at `));
+    expect(storedOutcomeOf(error)).toMatchObject({ runId: `help-${q}`, status: 'cancelled' });
     await expect(runtime.cancel(`help-${q}`)).rejects.toBeInstanceOf(InvalidRunStateError);
     await expect(runtime.retry(`buy-unknown-${q}`)).rejects.toThrow(/no run with id/);
   });

@@ -6,6 +6,7 @@ import { databaseUrlOf, type CliContext } from '../CliContext';
 import { withRuntime } from '../openRuntime';
 import type { ShownOutcome, ShownRunWriter, ShownStep } from '../ShownRun';
 import { isTerminalStatus } from '../../model/RunStatus';
+import { storedOutcomeOf } from '../../errors/storedOutcomeNote';
 import { ShownRunPrinter } from '../ShownRunPrinter';
 import { ShownRunJson } from '../ShownRunJson';
 import { formatRelative } from '../formatTime';
@@ -64,7 +65,9 @@ async function shownOutcome(
   if (!isTerminalStatus(run.status)) return null;
   try {
     return { result: await runtime.handle(run.runId).result() };
-  } catch (error) {
+  } catch (thrown) {
+    // The error as stored, without the line a caller's re-throw of it carries.
+    const error = storedOutcomeOf(thrown)?.error ?? thrown;
     const e = error as { name?: unknown; message?: unknown; code?: unknown } | null;
     return {
       error: {

@@ -1,7 +1,7 @@
 import type { Acquisition, RunIdentity } from './Acquisition';
 import type { ClaimToken } from './Claims';
 import type { RunOperations } from './RunScope';
-import type { RunOutcome } from './RunOutcome';
+import { seenToEnd, type RunOutcome } from './RunOutcome';
 import type { RunState } from './RunState';
 
 /**
@@ -116,7 +116,9 @@ export class RunEntry {
     else {
       const stop = new AbortController();
       try {
-        outcome = await Promise.race([this.host.observe(this.runId, stop.signal), this.adoption]);
+        // Seen held before it ended: its callers watched it end.
+        const watched = this.host.observe(this.runId, stop.signal);
+        outcome = seenToEnd(await Promise.race([watched, this.adoption]));
       } catch (error) {
         if (this.adopted) return this.adoption;
         this.host.release(this);

@@ -11,7 +11,7 @@ import type { RunClaims } from '../../store/RunClaims';
 import type { RuntimeEvents } from './RuntimeEvents';
 import type { Settled } from './invokeAttempt';
 import { isProcessAbort } from './processAbort';
-import type { RunOutcome } from './RunOutcome';
+import { seenToEnd, type RunOutcome } from './RunOutcome';
 import { RunScope, type RunOperations } from './RunScope';
 import { callWorkflowBody } from './WorkflowCall';
 import type { RunState } from './RunState';
@@ -66,10 +66,10 @@ export class RunExecution implements RunExecutor {
     }
     if (halted?.kind === 'parked') {
       events.emit('run.needs_attention', { ...ids, error: halted.error });
-      return { status: 'needs_attention', error: halted.error };
+      return { status: 'needs_attention', error: halted.error, storedAt: null };
     }
     if (run.cancellation.signal.aborted) {
-      return { status: 'cancelled', error: run.cancellation.signal.reason };
+      return { status: 'cancelled', error: run.cancellation.signal.reason, storedAt: null };
     }
     if (!settled.ok && isProcessAbort(settled.error)) {
       await this.handOverIfClosing(run, settled.error);
@@ -97,7 +97,7 @@ export class RunExecution implements RunExecutor {
           error: encodeError(codec, error),
           parkedReason: reasonText(error),
         },
-        outcome: { status: 'needs_attention', error },
+        outcome: { status: 'needs_attention', error, storedAt: null },
       };
     }
     if (settled.ok) {
@@ -119,20 +119,21 @@ export class RunExecution implements RunExecutor {
         error: encodeError(codec, settled.error),
         parkedReason: null,
       },
-      outcome: { status: 'failed', error: settled.error },
+      outcome: { status: 'failed', error: settled.error, storedAt: null },
     };
   }
 
   /**
    * A run stopped here by a process-level `error`. `runtime.cancel()` elsewhere moves the
    * run's epoch, so a step write here can find the lease lost before the lease keeper sees
-   * the cancellation: such a run ended cancelled, it was not taken over. Anything else
-   * stands, and the run stays resumable.
+   * the cancellation: such a run ended cancelled, it was not taken over (its callers saw it
+   * end: not a stored outcome handed back). Anything else stands, and the run stays
+   * resumable.
    */
   private async stopped(run: RunState, error: unknown): Promise<RunOutcome> {
     if (isLeaseLostError(error)) {
       const row = await this.deps.store.loadRun(run.runId).catch(() => undefined);
-      if (row?.status === 'cancelled') return storedOutcome(this.deps.codec, row);
+      if (row?.status === 'cancelled') return seenToEnd(storedOutcome(this.deps.codec, row));
     }
     throw error;
   }

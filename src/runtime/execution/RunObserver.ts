@@ -6,7 +6,7 @@ import type { LeaseHolder } from '../../ground/ProcessIdentity';
 import { leaseLapsed } from '../../store/Leases';
 import { isTerminalStatus } from '../../model/RunStatus';
 import type { RunStore } from '../../store/RunStore';
-import type { RunOutcome } from './RunOutcome';
+import { seenToEnd, type RunOutcome } from './RunOutcome';
 import { storedOutcome } from './storedOutcome';
 
 const FIRST_POLL_MS = 50;
@@ -17,7 +17,8 @@ const MAX_POLL_MS = 1000;
  * one), polling the store with real time, until it ends, is released to `waiting`, or may be
  * taken over (then it is due now for whoever watches). A due run of a named queue is watched
  * on until a worker claims it (only a worker's claim starts it). A run parked in `needs_attention` is
- * watched on: an operator may still resolve it.
+ * watched on: an operator may still resolve it. A run found ended at the first look is a stored
+ * outcome handed back; one seen to end at a later look, the watcher saw end.
  */
 export class RunObserver {
   constructor(
@@ -29,11 +30,15 @@ export class RunObserver {
   ) {}
 
   async observe(runId: string, stop?: AbortSignal): Promise<RunOutcome> {
+    let firstLook = true;
     for (let delay = FIRST_POLL_MS; ; delay = Math.min(delay * 2, MAX_POLL_MS)) {
       this.lifecycle.assertAlive(`wait for run "${runId}"`);
       const row = await this.store.loadRun(runId);
       if (!row) throw new RunNotFoundError(runId);
-      if (isTerminalStatus(row.status)) return storedOutcome(this.codec, row);
+      if (isTerminalStatus(row.status)) {
+        const outcome = storedOutcome(this.codec, row);
+        return firstLook ? outcome : seenToEnd(outcome);
+      }
       const now = this.clock.now();
       // A named queue's due run starts only through a worker's claim: watch for that.
       const dueInQueue = row.queueName && row.wakeAt !== null && row.wakeAt <= now;
@@ -42,6 +47,7 @@ export class RunObserver {
       }
       if (leaseLapsed(row, this.self)) return { status: 'waiting', wakeAt: now };
       await realClock.sleep(delay, stop);
+      firstLook = false;
     }
   }
 }

@@ -5,7 +5,7 @@ import type { Lifecycle } from '../../ground/Lifecycle';
 import type { RunRow } from '../../store/rows';
 import type { RunStore } from '../../store/RunStore';
 import type { WorkflowCall } from './WorkflowCall';
-import type { RunOutcome } from './RunOutcome';
+import { seenToEnd, type RunOutcome } from './RunOutcome';
 import type { Executions } from './Executions';
 import type { RunAcquirer } from './RunAcquirer';
 import type { RunOperations } from './RunScope';
@@ -83,8 +83,9 @@ export class RunWaiters {
       const row = await store.loadRun(runId);
       if (!row) throw new RunNotFoundError(runId);
       const due = row.status !== 'waiting' || (row.wakeAt !== null && row.wakeAt <= clock.now());
+      // Waited on before it ended: whatever ends it now, the caller saw it happen.
       outcome = due
-        ? await this.retryLost(() => this.resume(row, resume))
+        ? seenToEnd(await this.retryLost(() => this.resume(row, resume)))
         : { status: 'waiting', wakeAt: row.wakeAt };
     }
   }

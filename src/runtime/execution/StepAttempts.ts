@@ -7,6 +7,7 @@ import type { AttemptRow } from '../../store/rows';
 import { replayAttempts, type AttemptHistory } from './AttemptHistory';
 import { invokeAttempt, type Settled } from './invokeAttempt';
 import type { LimiterGate } from './LimiterGate';
+import { isMissingModule } from './missingModule';
 import { isProcessAbort } from './processAbort';
 import type { RunState } from './RunState';
 import { Stop } from './RunStop';
@@ -62,6 +63,8 @@ export class StepAttempts {
       // Written out, not spread (see StepReplay.build): this is every step's return.
       if (settled.ok) return { ok: true, value: settled.value, attempts: attempt };
       const { error } = settled;
+      // The run stops here: workflow code that catches it must not go on without the module.
+      if (isMissingModule(error)) throw run.stop(Stop.abort(error));
       if (isProcessAbort(error) || run.cancellation.signal.aborted) throw error;
       if (!policy) return { ok: false, error, attempts: attempt };
       const now = this.deps.clock.now();

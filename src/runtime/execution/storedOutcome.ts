@@ -2,7 +2,10 @@ import type { Codec } from '../../codec/Codec';
 import type { RunRow } from '../../store/rows';
 import type { RunOutcome } from './RunOutcome';
 
-/** The outcome a stored run records (terminal, parked, or waiting until a time). */
+/**
+ * The outcome a stored run records (terminal, parked, or waiting until a time); an error
+ * outcome is dated by the row's last write, when the run ended or parked.
+ */
 export function storedOutcome(codec: Codec, row: RunRow): RunOutcome {
   if (row.status === 'completed') {
     return {
@@ -13,5 +16,6 @@ export function storedOutcome(codec: Codec, row: RunRow): RunOutcome {
   if (row.status === 'waiting' || row.status === 'pending' || row.status === 'running') {
     return { status: 'waiting', wakeAt: row.wakeAt };
   }
-  return { status: row.status, error: codec.decode(row.error ?? '', `run "${row.id}" error`) };
+  const error = codec.decode(row.error ?? '', `run "${row.id}" error`);
+  return { status: row.status, error, storedAt: row.updatedAt };
 }

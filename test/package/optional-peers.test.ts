@@ -1,0 +1,57 @@
+import { printOutcome, runWithoutPackages } from '../support/withoutPackages';
+
+const AGENTS = ['@openai/agents', '@openai/agents-core', '@openai/agents-openai'];
+const ALL = ['ai', '@opentelemetry/api', ...AGENTS];
+
+/** What an application imports first: waymark's decorators need the metadata polyfill. */
+const POLYFILL = "require('reflect-metadata');";
+
+/** An object that passes for an AI SDK 6 language model. */
+const FAKE_MODEL =
+  "{ specificationVersion: 'v3', provider: 'fake', modelId: 'fake', supportedUrls: {}, " +
+  'doGenerate: async () => ({}), doStream: async () => ({}) }';
+
+describe('the adapters load their optional packages when they are made', () => {
+  it('importing waymark/ai and waymark/otel loads none of them', async () => {
+    const script = printOutcome(
+      `${POLYFILL} require('./src/ai/index.ts'); require('./src/otel/index.ts');`,
+    );
+    await expect(runWithoutPackages(ALL, script)).resolves.toBe('ok');
+  });
+
+  it('durableModelProvider() names @openai/agents when neither it nor its core is installed', async () => {
+    const script = printOutcome(
+      `${POLYFILL} require('./src/ai/index.ts').durableModelProvider({ getModel: async () => ({}) });`,
+    );
+    await expect(runWithoutPackages(AGENTS, script)).resolves.toBe(
+      'ConfigurationError: durableModelProvider() needs the package "@openai/agents" (an ' +
+        'optional peer dependency of waymark), or "@openai/agents-core"; neither is installed: ' +
+        'npm install @openai/agents',
+    );
+  });
+
+  it('durableModelProvider() takes @openai/agents-core alone', async () => {
+    const script = printOutcome(
+      `${POLYFILL} require('./src/ai/index.ts').durableModelProvider({ getModel: async () => ({}) });`,
+    );
+    await expect(runWithoutPackages(['@openai/agents'], script)).resolves.toBe('ok');
+  });
+
+  it('durableModel() names ai', async () => {
+    const script = printOutcome(
+      `${POLYFILL} require('./src/ai/index.ts').durableModel(${FAKE_MODEL});`,
+    );
+    await expect(runWithoutPackages(['ai'], script)).resolves.toBe(
+      'ConfigurationError: durableModel() needs the package "ai" (an optional peer dependency ' +
+        'of waymark), which is not installed: npm install ai',
+    );
+  });
+
+  it('traceRuns() names @opentelemetry/api', async () => {
+    const script = printOutcome(`${POLYFILL} require('./src/otel/index.ts').traceRuns({});`);
+    await expect(runWithoutPackages(['@opentelemetry/api'], script)).resolves.toBe(
+      'ConfigurationError: traceRuns() needs the package "@opentelemetry/api" (an optional peer ' +
+        'dependency of waymark), which is not installed: npm install @opentelemetry/api',
+    );
+  });
+});
