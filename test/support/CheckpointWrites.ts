@@ -1,9 +1,17 @@
 import type { DataSourceOptions, Logger as TypeOrmLogger } from 'typeorm';
 import { dataSourceOptionsFromUrl } from 'waymark';
 
+/** One checkpoint row: the step `seq` of run `runId`. */
+export interface CheckpointRow {
+  readonly runId: string;
+  readonly seq: number;
+}
+
 /** One write of checkpoint rows as it was sent: a statement, or on SQLite a transaction. */
 export interface CheckpointWrite {
-  /** The run of each row it carried, in the order sent. */
+  /** The rows it carried, in the order sent. */
+  readonly rows: CheckpointRow[];
+  /** The run of each row. */
   readonly runIds: string[];
 }
 
@@ -18,8 +26,9 @@ export interface CheckpointFigures {
 }
 
 const STEP_INSERT = /^INSERT INTO waymark_steps\b/i;
-/** Every row of a checkpoint insert has ten parameters; the ninth is its run id. */
+/** Every row of a checkpoint insert has ten parameters: its seq first, its run id ninth. */
 const PARAMS_PER_ROW = 10;
+const SEQ_PARAM = 0;
 const RUN_ID_PARAM = 8;
 
 /**
@@ -31,7 +40,7 @@ const RUN_ID_PARAM = 8;
  */
 export class CheckpointWrites implements TypeOrmLogger {
   readonly writes: CheckpointWrite[] = [];
-  private transaction: string[] | undefined;
+  private transaction: CheckpointRow[] | undefined;
 
   private constructor(private readonly sqlite: boolean) {}
 
@@ -46,7 +55,7 @@ export class CheckpointWrites implements TypeOrmLogger {
     const sql = query.trim();
     if (this.sqlite && /^BEGIN\b/i.test(sql)) this.transaction = [];
     else if (this.sqlite && /^(COMMIT|ROLLBACK)\b/i.test(sql)) this.endTransaction();
-    else if (STEP_INSERT.test(sql)) this.record(runIdsOf(sql, parameters ?? []));
+    else if (STEP_INSERT.test(sql)) this.record(rowsOf(sql, parameters ?? []));
   }
   logQueryError(): void {}
   logQuerySlow(): void {}
@@ -56,11 +65,11 @@ export class CheckpointWrites implements TypeOrmLogger {
 
   /** The writes that carried more than one row: the group commits. */
   get together(): CheckpointWrite[] {
-    return this.writes.filter((w) => w.runIds.length > 1);
+    return this.writes.filter((w) => w.rows.length > 1);
   }
 
   figures(): CheckpointFigures {
-    const sizes = this.writes.map((w) => w.runIds.length);
+    const sizes = this.writes.map((w) => w.rows.length);
     return {
       writes: sizes.length,
       rows: sizes.reduce((a, n) => a + n, 0),
@@ -72,24 +81,34 @@ export class CheckpointWrites implements TypeOrmLogger {
     this.writes.length = 0;
   }
 
-  private record(runIds: string[]): void {
-    if (this.transaction) this.transaction.push(...runIds);
-    else this.writes.push({ runIds });
+  private record(rows: CheckpointRow[]): void {
+    if (this.transaction) this.transaction.push(...rows);
+    else this.push(rows);
   }
 
   private endTransaction(): void {
-    const runIds = this.transaction;
+    const rows = this.transaction;
     this.transaction = undefined;
-    if (runIds && runIds.length > 0) this.writes.push({ runIds });
+    if (rows && rows.length > 0) this.push(rows);
+  }
+
+  private push(rows: CheckpointRow[]): void {
+    this.writes.push({ rows, runIds: rows.map((r) => r.runId) });
   }
 }
 
-function runIdsOf(sql: string, params: unknown[]): string[] {
-  // PostgreSQL's batch: one array per column, run ids first.
-  if (/\bunnest\(/i.test(sql)) return (params[0] as unknown[]).map(String);
-  const runIds: string[] = [];
-  for (let at = RUN_ID_PARAM; at < params.length; at += PARAMS_PER_ROW) {
-    runIds.push(String(params[at]));
+function rowsOf(sql: string, params: unknown[]): CheckpointRow[] {
+  // PostgreSQL's batch: one array per column, run ids first, seqs third.
+  if (/\bunnest\(/i.test(sql)) {
+    const seqs = params[2] as unknown[];
+    return (params[0] as unknown[]).map((runId, i) => ({
+      runId: String(runId),
+      seq: Number(seqs[i]),
+    }));
   }
-  return runIds;
+  const rows: CheckpointRow[] = [];
+  for (let at = 0; at < params.length; at += PARAMS_PER_ROW) {
+    rows.push({ runId: String(params[at + RUN_ID_PARAM]), seq: Number(params[at + SEQ_PARAM]) });
+  }
+  return rows;
 }
