@@ -8,8 +8,8 @@
  * in the worker's ledger. The plan comes in `WAYMARK_SIM_SQLITE_FAULTS` (JSON, {@link SqliteFaultPlan}).
  */
 import { existsSync } from 'node:fs';
-import Database from 'better-sqlite3';
 import { mulberry32 } from '../../support/SeededRandom';
+import { injectSqliteFaults } from '../support/sqliteStatementFaults';
 import { SimLedger } from './SimLedger';
 
 /** How often a worker's SQLite driver fails a statement, and until when. */
@@ -36,8 +36,6 @@ const KINDS = [
   ['SQLITE_IOERR', 'disk I/O error'],
 ] as const;
 
-type Method = (this: { source?: string }, ...args: unknown[]) => unknown;
-
 function install(plan: SqliteFaultPlan): void {
   const random = mulberry32(plan.seed);
   const ledger = new SimLedger(plan.dir, plan.worker, plan.life);
@@ -53,23 +51,14 @@ function install(plan: SqliteFaultPlan): void {
     }
     return windowOpen;
   };
-  const probe = new Database(':memory:');
-  const proto = Object.getPrototypeOf(probe.prepare('SELECT 1')) as Record<string, Method>;
-  probe.close();
-  for (const name of ['run', 'all', 'get', 'iterate']) {
-    const original = proto[name];
-    proto[name] = function (this, ...args) {
-      const own = /waymark_|^\s*(BEGIN|COMMIT)/i.test(this.source ?? '');
-      if (own && injected < plan.max && open() && random() < plan.rate) {
-        injected++;
-        const [code, message] = KINDS[Math.floor(random() * KINDS.length)];
-        const sql = String(this.source ?? '').slice(0, 80);
-        ledger.append({ k: 'fault', fault: code, sql });
-        throw new Database.SqliteError(message, code);
-      }
-      return original.apply(this, args);
-    };
-  }
+  injectSqliteFaults((sql) => {
+    const own = /waymark_|^\s*(BEGIN|COMMIT)/i.test(sql);
+    if (!own || injected >= plan.max || !open() || random() >= plan.rate) return undefined;
+    injected++;
+    const [code, message] = KINDS[Math.floor(random() * KINDS.length)];
+    ledger.append({ k: 'fault', fault: code, sql: sql.slice(0, 80) });
+    return { code, message };
+  });
 }
 
 const text = process.env.WAYMARK_SIM_SQLITE_FAULTS;

@@ -1,0 +1,288 @@
+import { LeaseLostError } from '../../../src/errors/LeaseLostError';
+import { GroupCommit, type GroupCommitBounds } from '../../../src/store/GroupCommit';
+import type { StepRow } from '../../../src/store/rows';
+import type { RunStore } from '../../../src/store/RunStore';
+import type { FencedStep, StepBatches, StepLanding } from '../../../src/store/StepBatches';
+
+type Answer = 'inserted' | 'duplicate';
+
+/** A write the test settles when it chooses. */
+interface Pending<T> {
+  readonly promise: Promise<T>;
+  resolve(value: T): void;
+  reject(error: unknown): void;
+}
+
+function pending<T>(): Pending<T> {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((yes, no) => {
+    resolve = yes;
+    reject = no;
+  });
+  return { promise, resolve, reject };
+}
+
+/**
+ * The store under the queue, as the queue sees it: every one-row insert and every batch is
+ * recorded and left pending until the test settles it.
+ */
+class FakeStore {
+  readonly alone: Array<{ row: StepRow; epoch: number; write: Pending<Answer> }> = [];
+  readonly batches: Array<{ steps: FencedStep[]; write: Pending<StepLanding[]> }> = [];
+
+  readonly runs = {
+    insertStep: (row: StepRow, epoch: number): Promise<Answer> => {
+      const write = pending<Answer>();
+      this.alone.push({ row, epoch, write });
+      return write.promise;
+    },
+  } as unknown as RunStore;
+
+  readonly stepBatches = {
+    write: (steps: readonly FencedStep[]): Promise<StepLanding[]> => {
+      const write = pending<StepLanding[]>();
+      this.batches.push({ steps: [...steps], write });
+      return write.promise;
+    },
+  } as unknown as StepBatches;
+
+  /** Runs of the rows of each batch so far, in order. */
+  batchRuns(): string[][] {
+    return this.batches.map((b) => b.steps.map((s) => s.row.runId));
+  }
+
+  aloneRuns(): string[] {
+    return this.alone.map((a) => a.row.runId);
+  }
+}
+
+const WIDE: GroupCommitBounds = { maxRows: 500, maxBytes: 4 * 1024 * 1024 };
+
+function row(runId: string, output = '"ok"'): StepRow {
+  return {
+    runId,
+    seq: 0,
+    name: 'step',
+    status: 'completed',
+    output,
+    attempts: 1,
+    startedAt: 1,
+    finishedAt: 2,
+  };
+}
+
+/** Lets the queue's promise callbacks and its next tick run. */
+const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** Which of `promises` have settled, and how, without waiting for the others. */
+async function states(promises: Array<Promise<Answer>>): Promise<string[]> {
+  const seen = promises.map(() => 'pending');
+  promises.forEach((p, i) => {
+    p.then(
+      (value) => (seen[i] = value),
+      (error: unknown) => (seen[i] = `rejected: ${(error as Error).message}`),
+    );
+  });
+  await settle();
+  return seen;
+}
+
+const inserted = (n: number): StepLanding[] =>
+  Array.from({ length: n }, () => ({ status: 'fulfilled', value: 'inserted' }));
+
+describe('GroupCommit', () => {
+  it('writes the first row alone and at once, and answers with the store’s answer', async () => {
+    const store = new FakeStore();
+    const queue = new GroupCommit(store.runs, store.stepBatches, WIDE);
+    const first = queue.insertStep(row('a'), 7);
+    expect(store.alone.map((a) => [a.row.runId, a.epoch])).toEqual([['a', 7]]);
+    store.alone[0].write.resolve('duplicate');
+    await expect(first).resolves.toBe('duplicate');
+    await settle();
+    expect(store.batches).toEqual([]);
+  });
+
+  it('holds the rows that arrive during a commit, then writes them together in one batch', async () => {
+    const store = new FakeStore();
+    const queue = new GroupCommit(store.runs, store.stepBatches, WIDE);
+    const first = queue.insertStep(row('a'), 1);
+    const rest = ['b', 'c', 'd'].map((runId, i) => queue.insertStep(row(runId), 10 + i));
+    await settle();
+    expect(store.aloneRuns()).toEqual(['a']);
+    expect(store.batches).toEqual([]);
+
+    store.alone[0].write.resolve('inserted');
+    await expect(first).resolves.toBe('inserted');
+    await settle();
+    expect(store.batchRuns()).toEqual([['b', 'c', 'd']]);
+    expect(store.batches[0].steps.map((s) => s.epoch)).toEqual([10, 11, 12]);
+    // Each row's promise waits for the COMMIT that holds it.
+    expect(await states(rest)).toEqual(['pending', 'pending', 'pending']);
+
+    store.batches[0].write.resolve([
+      { status: 'fulfilled', value: 'inserted' },
+      { status: 'fulfilled', value: 'duplicate' },
+      { status: 'fulfilled', value: 'inserted' },
+    ]);
+    expect(await states(rest)).toEqual(['inserted', 'duplicate', 'inserted']);
+    expect(store.aloneRuns()).toEqual(['a']);
+  });
+
+  it('lets the steps a commit released reach their next checkpoints before the next commit starts', async () => {
+    const store = new FakeStore();
+    const queue = new GroupCommit(store.runs, store.stepBatches, WIDE);
+    const first = queue.insertStep(row('a'), 1);
+    // As steps do: the answer of one checkpoint runs on to the next, in a promise callback.
+    const onward = ['b', 'c'].map((runId) =>
+      queue.insertStep(row(runId), 1).then(() => queue.insertStep(row(`${runId}2`), 1)),
+    );
+    store.alone[0].write.resolve('inserted');
+    await first;
+    await settle();
+    expect(store.batchRuns()).toEqual([['b', 'c']]);
+    store.batches[0].write.resolve(inserted(2));
+    await settle();
+    // b2 and c2 arrived in the callbacks of the answer that released them: one commit, not
+    // b2 alone with c2 waiting behind it.
+    expect(store.batchRuns()).toEqual([
+      ['b', 'c'],
+      ['b2', 'c2'],
+    ]);
+    expect(store.aloneRuns()).toEqual(['a']);
+    store.batches[1].write.resolve(inserted(2));
+    await expect(Promise.all(onward)).resolves.toEqual(['inserted', 'inserted']);
+  });
+
+  it('writes at most maxRows rows in one commit, the oldest first, and a last one alone', async () => {
+    const store = new FakeStore();
+    const queue = new GroupCommit(store.runs, store.stepBatches, { ...WIDE, maxRows: 2 });
+    const first = queue.insertStep(row('a'), 1);
+    const rest = ['b', 'c', 'd', 'e', 'f'].map((runId) => queue.insertStep(row(runId), 1));
+    store.alone[0].write.resolve('inserted');
+    await first;
+    await settle();
+    expect(store.batchRuns()).toEqual([['b', 'c']]);
+    store.batches[0].write.resolve(inserted(2));
+    await settle();
+    expect(store.batchRuns()).toEqual([
+      ['b', 'c'],
+      ['d', 'e'],
+    ]);
+    store.batches[1].write.resolve(inserted(2));
+    await settle();
+    // One row left: written as a row alone is, not as a batch of one.
+    expect(store.batches).toHaveLength(2);
+    expect(store.aloneRuns()).toEqual(['a', 'f']);
+    store.alone[1].write.resolve('inserted');
+    expect(await states(rest)).toEqual(Array(5).fill('inserted'));
+  });
+
+  it('writes at most maxBytes of values in one commit, and a row larger than that alone', async () => {
+    const store = new FakeStore();
+    const queue = new GroupCommit(store.runs, store.stepBatches, { maxRows: 500, maxBytes: 1024 });
+    const small = (runId: string) => row(runId, 'x'.repeat(400));
+    const first = queue.insertStep(row('a'), 1);
+    const rest = [
+      queue.insertStep(small('b'), 1),
+      queue.insertStep(small('c'), 1),
+      queue.insertStep(row('big', 'y'.repeat(5000)), 1),
+      queue.insertStep(small('d'), 1),
+      queue.insertStep(small('e'), 1),
+      queue.insertStep(small('f'), 1),
+    ];
+    store.alone[0].write.resolve('inserted');
+    await first;
+    await settle();
+    // Two rows of ~470 bytes fit in 1 KiB; the big one does not join them.
+    expect(store.batchRuns()).toEqual([['b', 'c']]);
+    store.batches[0].write.resolve(inserted(2));
+    await settle();
+    // Over the bound by itself, it still commits: alone.
+    expect(store.aloneRuns()).toEqual(['a', 'big']);
+    store.alone[1].write.resolve('inserted');
+    await settle();
+    expect(store.batchRuns()).toEqual([
+      ['b', 'c'],
+      ['d', 'e'],
+    ]);
+    store.batches[1].write.resolve(inserted(2));
+    await settle();
+    expect(store.aloneRuns()).toEqual(['a', 'big', 'f']);
+    store.alone[2].write.resolve('inserted');
+    expect(await states(rest)).toEqual(Array(6).fill('inserted'));
+  });
+
+  it('fails every row of a batch whose commit failed, then goes on with the next rows', async () => {
+    const store = new FakeStore();
+    const queue = new GroupCommit(store.runs, store.stepBatches, WIDE);
+    const first = queue.insertStep(row('a'), 1);
+    const batch = [queue.insertStep(row('b'), 1), queue.insertStep(row('c'), 1)];
+    store.alone[0].write.resolve('inserted');
+    await first;
+    await settle();
+    const later = [queue.insertStep(row('d'), 1), queue.insertStep(row('e'), 1)];
+    store.batches[0].write.reject(new Error('connection lost during COMMIT'));
+    expect(await states(batch)).toEqual([
+      'rejected: connection lost during COMMIT',
+      'rejected: connection lost during COMMIT',
+    ]);
+    expect(store.batchRuns()).toEqual([
+      ['b', 'c'],
+      ['d', 'e'],
+    ]);
+    store.batches[1].write.resolve(inserted(2));
+    expect(await states(later)).toEqual(['inserted', 'inserted']);
+  });
+
+  it('fails only the row the batch refused (a lost fence), not its neighbours', async () => {
+    const store = new FakeStore();
+    const queue = new GroupCommit(store.runs, store.stepBatches, WIDE);
+    const first = queue.insertStep(row('a'), 1);
+    const batch = ['b', 'lost', 'c'].map((runId) => queue.insertStep(row(runId), 1));
+    store.alone[0].write.resolve('inserted');
+    await first;
+    await settle();
+    store.batches[0].write.resolve([
+      { status: 'fulfilled', value: 'inserted' },
+      { status: 'rejected', reason: new LeaseLostError('lost', 1) },
+      { status: 'fulfilled', value: 'inserted' },
+    ]);
+    const seen = await states(batch);
+    expect([seen[0], seen[2]]).toEqual(['inserted', 'inserted']);
+    await expect(batch[1]).rejects.toBeInstanceOf(LeaseLostError);
+  });
+
+  it('goes on after the row written alone failed: that row fails, the waiting ones commit', async () => {
+    const store = new FakeStore();
+    const queue = new GroupCommit(store.runs, store.stepBatches, WIDE);
+    const first = queue.insertStep(row('a'), 1);
+    const waiting = [queue.insertStep(row('b'), 1), queue.insertStep(row('c'), 1)];
+    store.alone[0].write.reject(new LeaseLostError('a', 1));
+    await expect(first).rejects.toBeInstanceOf(LeaseLostError);
+    await settle();
+    expect(store.batchRuns()).toEqual([['b', 'c']]);
+    store.batches[0].write.resolve(inserted(2));
+    expect(await states(waiting)).toEqual(['inserted', 'inserted']);
+  });
+
+  it('writes the next row at once again after the queue emptied', async () => {
+    const store = new FakeStore();
+    const queue = new GroupCommit(store.runs, store.stepBatches, WIDE);
+    const first = queue.insertStep(row('a'), 1);
+    const batch = [queue.insertStep(row('b'), 1), queue.insertStep(row('c'), 1)];
+    store.alone[0].write.resolve('inserted');
+    await first;
+    await settle();
+    store.batches[0].write.resolve(inserted(2));
+    await Promise.all(batch);
+    await settle();
+
+    const alone = queue.insertStep(row('d'), 1);
+    expect(store.aloneRuns()).toEqual(['a', 'd']);
+    store.alone[1].write.resolve('inserted');
+    await expect(alone).resolves.toBe('inserted');
+    await settle();
+    expect(store.batches).toHaveLength(1);
+  });
+});
