@@ -10,7 +10,7 @@ import {
   type StepRow,
 } from './rows';
 import type { RunStatus } from '../model/RunStatus';
-import { runInsertParams, statementsFor, type Statements } from './statements';
+import { runInsertParams, stepInsertParams, statementsFor, type Statements } from './statements';
 import type { DirectResult } from './connection/DirectDriver';
 
 /** A run's stored history: step outcomes and failed attempts, each in sequence order. */
@@ -89,18 +89,11 @@ export class RunStore {
    */
   insertStep(step: StepRow, epoch: number): Promise<'inserted' | 'duplicate'> {
     // Chained rather than awaited: this is every checkpoint's one write.
-    return this.exec(`record step #${step.seq} of run "${step.runId}"`, this.sql.insertStep, [
-      step.seq,
-      step.name,
-      step.status,
-      step.output,
-      step.attempts,
-      step.startedAt,
-      step.finishedAt,
-      step.idempotencyKey ?? null,
-      step.runId,
-      epoch,
-    ]).then(
+    return this.exec(
+      `record step #${step.seq} of run "${step.runId}"`,
+      this.sql.insertStep,
+      stepInsertParams(step, epoch),
+    ).then(
       (result) => {
         if (result.affected !== 1) throw new LeaseLostError(step.runId, epoch);
         return 'inserted' as const;

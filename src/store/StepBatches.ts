@@ -3,6 +3,7 @@ import { isDuplicateKey, isMissingReference } from './connection/Dialect';
 import type { DirectResult } from './connection/DirectDriver';
 import type { StepRow } from './rows';
 import type { RunStore } from './RunStore';
+import { statementsFor, stepInsertParams } from './statements';
 
 /** One checkpoint waiting for its commit: the step's row and the epoch that fences it. */
 export interface FencedStep {
@@ -28,13 +29,13 @@ const POSTGRES_INSERT_STEPS =
   'idempotency_key) JOIN waymark_runs r ON r.id = v.run_id AND r.epoch = v.epoch ' +
   'FOR SHARE OF r ON CONFLICT DO NOTHING RETURNING run_id, seq';
 
-/** MySQL/MariaDB: one multi-row insert under the foreign-key fence of the one-row insert. */
+/** SQLite: the one-row insert, run once per row inside the batch's transaction. */
+const SQLITE_INSERT_STEP = statementsFor('sqlite').insertStep;
+
+/** MySQL/MariaDB: the one-row insert's statement with `count` rows, under its foreign-key fence. */
 function mysqlInsertSteps(count: number): string {
-  const row = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, fence_run_id)';
-  return (
-    'INSERT INTO waymark_steps (seq, name, status, output, attempts, started_at, finished_at, ' +
-    `idempotency_key, fence_run_id, fence_epoch, run_id) VALUES ${Array(count).fill(row).join(', ')}`
-  );
+  const [into, row] = statementsFor('mysql').insertStep.split(' VALUES ');
+  return `${into} VALUES ${Array(count).fill(row).join(', ')}`;
 }
 
 const key = (runId: string, seq: number): string => `${runId}\u0000${seq}`;
@@ -74,7 +75,11 @@ export class StepBatches {
       }
       case 'mysql':
         try {
-          await this.db.exec(operation, mysqlInsertSteps(steps.length), steps.flatMap(mysqlRow));
+          await this.db.exec(
+            operation,
+            mysqlInsertSteps(steps.length),
+            steps.flatMap((s) => stepInsertParams(s.row, s.epoch)),
+          );
           return new Set(steps.map((s) => key(s.row.runId, s.row.seq)));
         } catch (error) {
           // Nothing of the statement landed: each row is written alone.
@@ -82,7 +87,10 @@ export class StepBatches {
           throw error;
         }
       case 'sqlite': {
-        const results = await this.db.execTogether(operation, steps.map(sqliteStatement(this.db)));
+        const results = await this.db.execTogether(
+          operation,
+          steps.map((s) => [SQLITE_INSERT_STEP, stepInsertParams(s.row, s.epoch)]),
+        );
         return new Set(
           steps.filter((_, i) => landedAlone(results[i])).map((s) => key(s.row.runId, s.row.seq)),
         );
@@ -105,44 +113,6 @@ function columnsOf(steps: readonly FencedStep[]): unknown[][] {
     rows.map((r) => r.startedAt),
     rows.map((r) => r.finishedAt),
     rows.map((r) => r.idempotencyKey ?? null),
-  ];
-}
-
-function mysqlRow({ row, epoch }: FencedStep): unknown[] {
-  return [
-    row.seq,
-    row.name,
-    row.status,
-    row.output,
-    row.attempts,
-    row.startedAt,
-    row.finishedAt,
-    row.idempotencyKey ?? null,
-    row.runId,
-    epoch,
-  ];
-}
-
-/** SQLite: the one-row insert, run once per row inside the batch's transaction. */
-function sqliteStatement(db: Database): (step: FencedStep) => [string, unknown[]] {
-  return ({ row, epoch }) => [
-    db.sql(
-      'INSERT INTO waymark_steps (run_id, seq, name, status, output, attempts, started_at, ' +
-        'finished_at, idempotency_key) SELECT id, ?, ?, ?, ?, ?, ?, ?, ? FROM waymark_runs ' +
-        'WHERE id = ? AND epoch = ?',
-    ),
-    [
-      row.seq,
-      row.name,
-      row.status,
-      row.output,
-      row.attempts,
-      row.startedAt,
-      row.finishedAt,
-      row.idempotencyKey ?? null,
-      row.runId,
-      epoch,
-    ],
   ];
 }
 

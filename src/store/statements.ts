@@ -1,6 +1,6 @@
 import type { DialectName } from './connection/Dialect';
 import { numbered } from './connection/placeholders';
-import type { RunRow } from './rows';
+import type { RunRow, StepRow } from './rows';
 import { serverNowSql, serverTimeAfterSql } from './serverClock';
 
 /** The columns a new run is inserted with, in the order of {@link runInsertParams}. */
@@ -166,5 +166,24 @@ export function runInsertParams(row: RunRow, leaseMs: number | null): unknown[] 
     row.deadlineAt,
     row.startBy,
     row.waitingFor,
+  ];
+}
+
+/**
+ * Parameters of the step insert (`insertStep`, every dialect), in order: the row's columns,
+ * then the fence — the run's id and the epoch that must still hold it.
+ */
+export function stepInsertParams(step: StepRow, epoch: number): unknown[] {
+  return [
+    step.seq,
+    step.name,
+    step.status,
+    step.output,
+    step.attempts,
+    step.startedAt,
+    step.finishedAt,
+    step.idempotencyKey ?? null,
+    step.runId,
+    epoch,
   ];
 }
