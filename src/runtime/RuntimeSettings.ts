@@ -65,10 +65,12 @@ export function resolveSettings(options: RuntimeOptions): RuntimeSettings {
   };
 }
 
+const GROUP_COMMIT_DEFAULTS: GroupCommitBounds = { maxRows: 500, maxBytes: 4 * 1024 * 1024 };
+
 /** The bounds `Waymark.create({ groupCommit })` asks for; a bad one names itself. */
 function groupCommitBounds(option: RuntimeOptions['groupCommit']): GroupCommitBounds | null {
   if (option === false) return null;
-  if (option === undefined || option === true) return { maxRows: 500, maxBytes: 4 * 1024 * 1024 };
+  if (option === undefined || option === true) return GROUP_COMMIT_DEFAULTS;
   if (typeof option !== 'object' || option === null) {
     throw new ConfigurationError(
       `Waymark.create(): groupCommit must be true, false or { maxRows, maxBytes }, got ${String(option)}`,
@@ -83,5 +85,8 @@ function groupCommitBounds(option: RuntimeOptions['groupCommit']): GroupCommitBo
     }
     return value;
   };
-  return { maxRows: bound('maxRows', 500, 1), maxBytes: bound('maxBytes', 4 * 1024 * 1024, 1024) };
+  return {
+    maxRows: bound('maxRows', GROUP_COMMIT_DEFAULTS.maxRows, 1),
+    maxBytes: bound('maxBytes', GROUP_COMMIT_DEFAULTS.maxBytes, 1024),
+  };
 }
