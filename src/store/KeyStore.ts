@@ -66,19 +66,34 @@ export class KeyStore {
     return affected === 1;
   }
 
-  async complete(key: string, runId: string, seq: number, output: string, now: number) {
-    await this.exec(
+  /**
+   * Completes the key with its holder's result; false when it is no longer `runId`/`seq`'s
+   * (another run took it over while this one was frozen or cut off).
+   */
+  async complete(
+    key: string,
+    runId: string,
+    seq: number,
+    output: string,
+    now: number,
+  ): Promise<boolean> {
+    const { affected } = await this.exec(
       `complete idempotency key "${key}"`,
       `UPDATE ${KEYS} SET status = 'completed', output = ?, updated_at = ? ` +
         'WHERE idempotency_key = ? AND run_id = ? AND seq = ?',
       [output, now, key, runId, seq],
     );
+    if (affected === 1) return true;
+    // MySQL counts an update that changes nothing (a retried write) as 0 rows.
+    const held = await this.load(key);
+    return held?.runId === runId && held.seq === seq;
   }
 
+  /** Gives the key up: `runId`/`seq`'s step failed, or parked, so it holds no result. */
   async release(key: string, runId: string, seq: number): Promise<void> {
     await this.exec(
       `release idempotency key "${key}"`,
-      `DELETE FROM ${KEYS} WHERE idempotency_key = ? AND run_id = ? AND seq = ? AND status = 'started'`,
+      `DELETE FROM ${KEYS} WHERE idempotency_key = ? AND run_id = ? AND seq = ?`,
       [key, runId, seq],
     );
   }
