@@ -8,7 +8,7 @@
  *                               #   resume, stored bytes, 1/2/4 workers, memory (≈ 10 min)
  *   npm run bench -- --quick    # the same table in under 3 minutes: 3 rounds, LangGraph
  *                               #   at N = 100 only, no 10,000-step figures, 1 and 2 workers
- *   npm run bench -- --only=steps,resume   # sections: steps growth resume bytes scaling memory audit concurrency
+ *   npm run bench -- --only=steps,resume   # sections: steps growth resume bytes scaling memory audit concurrency fleet
  *
  * The peers (bench/package.json) are installed on first use. Prints one markdown table.
  */
@@ -61,6 +61,7 @@ const SECTIONS = [
   'memory',
   'audit',
   'concurrency',
+  'fleet',
 ] as const;
 type Section = (typeof SECTIONS)[number];
 const sections = new Set<Section>(
@@ -488,6 +489,62 @@ function concurrencySection(dir: string): void {
   }
 }
 
+/** The databases a worker fleet drains, each made empty before each measurement. */
+function fleetDatabases(dir: string) {
+  let n = 0;
+  return [
+    {
+      db: waymark.SQLITE_FULL,
+      fresh: async () => `sqlite:${join(dir, `fleet-${n++}.db`)}?synchronous=full`,
+    },
+    {
+      db: waymark.MARIADB_DB,
+      fresh: async () => (await databases.recreateMariaDb(), databases.MARIADB_URL),
+    },
+    {
+      db: waymark.POSTGRES_DB,
+      fresh: async () => (
+        await databases.recreatePostgres(databases.POSTGRES.database),
+        databases.POSTGRES_URL
+      ),
+    },
+  ];
+}
+
+/** Two worker processes drain queued one-step runs, group commit on and off in turn. */
+async function fleetSection(dir: string): Promise<void> {
+  const runs = quick ? 2_000 : 10_000;
+  const rounds = quick ? 1 : 3;
+  for (const { db, fresh } of fleetDatabases(dir)) {
+    const rates = { on: [] as number[], off: [] as number[] };
+    let duplicates = 0;
+    for (let round = 0; round < rounds; round++) {
+      for (const mode of ['on', 'off'] as const) {
+        const [r] = await measureScaling({
+          workerCounts: [2],
+          runs,
+          rounds: 1,
+          url: await fresh(),
+          stepsPerRun: 1,
+          groupCommit: mode === 'on',
+        });
+        rates[mode].push(...r.rate);
+        duplicates += r.duplicates;
+      }
+    }
+    for (const mode of ['on', 'off'] as const) {
+      line({
+        figure: `worker fleet: 2 processes (concurrency 16 each) drain ${runs.toLocaleString('en')} queued one-step runs`,
+        database: db,
+        system: `waymark, group commit ${mode}`,
+        result: `${withRange(rates[mode])} runs/s`,
+        ratio: mode === 'on' ? `${(median(rates.on) / median(rates.off)).toFixed(2)}× off` : '',
+      });
+    }
+    verdict(duplicates === 0, `no step executed twice by the fleet on ${db}: ${duplicates}`);
+  }
+}
+
 async function memorySection(): Promise<void> {
   const m = await measureMemory(quick);
   line({
@@ -568,6 +625,7 @@ async function main(): Promise<void> {
     await run('scaling', () => scalingSection());
     await run('memory', () => memorySection());
     await run('concurrency', async () => concurrencySection(dir));
+    await run('fleet', () => fleetSection(dir));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -24,7 +24,7 @@ export interface ScalingResult {
   rate: number[];
   /** Step bodies that ran more than once, over all rounds. */
   duplicates: number;
-  /** Step bodies run, over all rounds (should be runs × 10 × rounds). */
+  /** Step bodies run, over all rounds (should be runs × steps per run × rounds). */
   executed: number;
   /** Per round: wall time, and CPU time of the worker processes and of the database server. */
   cpu: Array<{ wallMs: number; workersMs: number; serverMs: number | undefined }>;
@@ -59,10 +59,11 @@ interface Child {
   waiters: Array<() => void>;
 }
 
-function spawnWorker(url: string): Child {
+function spawnWorker(url: string, groupCommit: boolean): Child {
+  const worker = join(BENCH_DIR, 'fixtures', 'scalingWorker.ts');
   const child = spawn(
     process.execPath,
-    ['-r', '@swc-node/register', join(BENCH_DIR, 'fixtures', 'scalingWorker.ts'), url],
+    ['-r', '@swc-node/register', worker, url, groupCommit ? 'on' : 'off'],
     { cwd: join(BENCH_DIR, '..'), stdio: ['pipe', 'pipe', 'pipe'] },
   );
   const state: Child = { process: child, lines: [], waiters: [] };
@@ -89,8 +90,14 @@ export async function measureScaling(options: {
   runs: number;
   rounds: number;
   url?: string;
+  /** Steps per run: 10 unless said. */
+  stepsPerRun?: number;
+  /** The workers' `groupCommit` option: on unless said. */
+  groupCommit?: boolean;
 }): Promise<ScalingResult[]> {
   const url = options.url ?? MARIADB_URL;
+  const steps = options.stepsPerRun ?? 10;
+  const groupCommit = options.groupCommit ?? true;
   if (!options.url) await recreateMariaDb();
   const runtime = await Waymark.create({ database: url, logger: quiet });
   const results = options.workerCounts.map((workers): ScalingResult => ({
@@ -105,7 +112,9 @@ export async function measureScaling(options: {
   try {
     for (let round = 0; round < options.rounds; round++) {
       for (const result of results) {
-        const children = Array.from({ length: result.workers }, () => spawnWorker(url));
+        const children = Array.from({ length: result.workers }, () =>
+          spawnWorker(url, groupCommit),
+        );
         try {
           for (const child of children) {
             const ready = await nextLine(child);
@@ -115,7 +124,7 @@ export async function measureScaling(options: {
           for (let i = 0; i < options.runs; i += 100) {
             await Promise.all(
               Array.from({ length: Math.min(100, options.runs - i) }, (_, j) =>
-                runtime.start(Scaled, 'run', [`${stamp}-${i + j}`], { queue: true }),
+                runtime.start(Scaled, 'run', [`${stamp}-${i + j}`, steps], { queue: true }),
               ),
             );
           }
@@ -159,8 +168,8 @@ export async function measureScaling(options: {
             serverMs:
               server !== undefined && serverAfter !== undefined ? serverAfter - server : undefined,
           });
-          if (seen.size !== options.runs * 10)
-            throw new Error(`expected ${options.runs * 10} distinct steps, saw ${seen.size}`);
+          if (seen.size !== options.runs * steps)
+            throw new Error(`expected ${options.runs * steps} distinct steps, saw ${seen.size}`);
         } finally {
           for (const child of children)
             if (child.process.exitCode === null) child.process.stdin.end();
