@@ -3,8 +3,10 @@ import type { Attributes, Link, Span, SpanContext, Tracer } from '@opentelemetry
 import type { Disposable } from '../ground/Disposable';
 import { loadOptionalPeer } from '../ground/optionalPeer';
 import type { WaymarkRuntime } from '../runtime/WaymarkRuntime';
-
-type OpenTelemetryApi = typeof import('@opentelemetry/api');
+import { attemptKey, openSpans } from './openSpans';
+import type { OpenTelemetryApi } from './OpenTelemetryApi';
+import { endSpan } from './spanEnd';
+import { stepAttributes } from './stepAttributes';
 
 /** Options of {@link traceRuns}. */
 export interface TraceRunsOptions {
@@ -32,25 +34,18 @@ export function traceRuns(runtime: WaymarkRuntime, options: TraceRunsOptions = {
   const tracer = options.tracer ?? otel.trace.getTracer('waymark');
   const runs = new Map<string, Span>();
   const attempts = new Map<string, Span>();
-  const end = (span: Span | undefined, outcome: string, error?: unknown): void => {
-    if (!span) return;
-    span.setAttribute('waymark.outcome', outcome);
-    if (error !== undefined) {
-      span.setStatus({ code: otel.SpanStatusCode.ERROR, message: (error as Error)?.message });
-      if (error instanceof Error) span.recordException(error);
-    } else if (outcome === 'completed') {
-      span.setStatus({ code: otel.SpanStatusCode.OK });
-    }
-    span.end();
-  };
   const finishRun = (runId: string, outcome: string, error?: unknown): void => {
-    end(runs.get(runId), outcome, error);
+    const span = runs.get(runId);
+    if (span) endSpan(otel, span, outcome, error);
     runs.delete(runId);
   };
   const finishAttempt = (runId: string, seq: number, outcome: string, error?: unknown): void => {
-    const key = `${runId}#${seq}`;
-    end(attempts.get(key), outcome, error);
+    const key = attemptKey(runId, seq);
+    const span = attempts.get(key);
+    if (!span) return;
+    endSpan(otel, span, outcome, error);
     attempts.delete(key);
+    openSpans.close(key, span);
   };
 
   return runtime.onAny((event, payload) => {
@@ -98,16 +93,10 @@ export function traceRuns(runtime: WaymarkRuntime, options: TraceRunsOptions = {
         const parent = runSpan
           ? otel.trace.setSpan(otel.context.active(), runSpan)
           : otel.context.active();
-        const attributes: Attributes = {
-          'waymark.run_id': runId,
-          'waymark.seq': seq,
-          'waymark.step': step,
-          'waymark.attempt': attempt,
-        };
-        attempts.set(
-          `${runId}#${seq}`,
-          tracer.startSpan(`waymark.step ${step}`, { attributes }, parent),
-        );
+        const attributes = stepAttributes({ runId, seq, step, attempt });
+        const span = tracer.startSpan(`waymark.step ${step}`, { attributes }, parent);
+        attempts.set(attemptKey(runId, seq), span);
+        openSpans.open(attemptKey(runId, seq), span);
         break;
       }
       case 'step.completed':
