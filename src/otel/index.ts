@@ -6,3 +6,4 @@
  */
 export * from './traceRuns';
 export * from './TracingStepInterceptor';
+export * from './meterRuns';

@@ -1,0 +1,124 @@
+import { MeterProvider, MetricReader, type ResourceMetrics } from '@opentelemetry/sdk-metrics';
+import { container as rootContainer, injectable } from 'tsyringe';
+import { Retry, Step, Workflow, Waymark, type WaymarkRuntime } from 'waymark';
+import { meterRuns } from 'waymark/otel';
+
+/** A reader collected on demand, as a pull exporter (Prometheus) collects. */
+class OnDemandReader extends MetricReader {
+  protected onForceFlush(): Promise<void> {
+    return Promise.resolve();
+  }
+  protected onShutdown(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+@injectable()
+class Billing {
+  static failures = 0;
+
+  @Workflow({ name: 'billing', id: (id: string) => `billing-${id}` })
+  async bill(id: string): Promise<string> {
+    return this.charge(id);
+  }
+
+  @Step()
+  @Retry({ maxAttempts: 3, backoff: { fixed: 1 } })
+  async charge(id: string): Promise<string> {
+    if (Billing.failures-- > 0) throw Object.assign(new Error('unavailable'), { status: 503 });
+    if (id === 'declined') throw new Error('card declined');
+    return `charged ${id}`;
+  }
+}
+
+type Point = { attributes: Record<string, unknown>; value: unknown };
+
+/** Every metric's points, by instrument name. */
+function byName(collected: ResourceMetrics): Map<string, { unit: string; points: Point[] }> {
+  const out = new Map<string, { unit: string; points: Point[] }>();
+  for (const scope of collected.scopeMetrics) {
+    for (const metric of scope.metrics) {
+      const points = metric.dataPoints.map((p) => ({ attributes: p.attributes, value: p.value }));
+      out.set(metric.descriptor.name, { unit: metric.descriptor.unit, points });
+    }
+  }
+  return out;
+}
+
+describe('meterRuns', () => {
+  let runtime: WaymarkRuntime;
+  let reader: OnDemandReader;
+  let provider: MeterProvider;
+
+  beforeEach(async () => {
+    reader = new OnDemandReader();
+    provider = new MeterProvider({ readers: [reader] });
+    runtime = await Waymark.create({
+      database: 'sqlite::memory:',
+      container: rootContainer.createChildContainer(),
+    });
+  });
+  afterEach(async () => {
+    await runtime.close();
+    await provider.shutdown();
+  });
+
+  it('reports runs by workflow, step duration, attempts and retries, and queue depth', async () => {
+    const metering = meterRuns(runtime, { meter: provider.getMeter('test') });
+    try {
+      Billing.failures = 1;
+      await rootContainer.resolve(Billing).bill('a');
+      await expect(rootContainer.resolve(Billing).bill('declined')).rejects.toThrow(
+        'card declined',
+      );
+      runtime.queue('invoices');
+      await runtime.start(Billing, 'bill', ['queued'], { queue: 'invoices' });
+
+      const { resourceMetrics, errors } = await reader.collect();
+      expect(errors).toEqual([]);
+      const metrics = byName(resourceMetrics);
+      const billing = { 'waymark.workflow': 'billing' };
+      expect(metrics.get('waymark.runs.started')).toEqual({
+        unit: '{run}',
+        points: [{ attributes: billing, value: 2 }],
+      });
+      expect(metrics.get('waymark.runs.completed')?.points).toEqual([
+        { attributes: billing, value: 1 },
+      ]);
+      expect(metrics.get('waymark.runs.failed')?.points).toEqual([
+        { attributes: billing, value: 1 },
+      ]);
+      const charge = { 'waymark.step': 'charge' };
+      expect(metrics.get('waymark.step.attempts')?.points).toEqual([
+        { attributes: charge, value: 3 },
+      ]);
+      expect(metrics.get('waymark.step.retries')?.points).toEqual([
+        { attributes: charge, value: 1 },
+      ]);
+      const duration = metrics.get('waymark.step.duration')!;
+      expect(duration.unit).toBe('s');
+      expect(
+        duration.points.map((p) => [p.attributes, (p.value as { count: number }).count]),
+      ).toEqual([
+        [{ ...charge, 'waymark.outcome': 'completed' }, 1],
+        [{ ...charge, 'waymark.outcome': 'failed' }, 1],
+      ]);
+      expect(metrics.get('waymark.queue.depth')?.points).toEqual([
+        { attributes: { 'waymark.queue': 'invoices' }, value: 1 },
+      ]);
+      expect(metrics.get('waymark.queue.running')?.points).toEqual([
+        { attributes: { 'waymark.queue': 'invoices' }, value: 0 },
+      ]);
+    } finally {
+      metering.dispose();
+    }
+  });
+
+  it('records nothing after it is disposed, and reads no queue without queueGauges', async () => {
+    meterRuns(runtime, { meter: provider.getMeter('test'), queueGauges: false }).dispose();
+    await rootContainer.resolve(Billing).bill('b');
+    const metrics = byName((await reader.collect()).resourceMetrics);
+    expect(metrics.get('waymark.runs.started')?.points ?? []).toEqual([]);
+    expect(metrics.has('waymark.queue.depth')).toBe(false);
+  });
+});
