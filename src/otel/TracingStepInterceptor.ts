@@ -41,6 +41,7 @@ export class TracingStepInterceptor extends StepInterceptor {
     this.otel = loadOptionalPeer<OpenTelemetryApi>('TracingStepInterceptor', '@opentelemetry/api');
   }
 
+  /** Runs the attempt `next` inside its span, and ends the span with how it went. */
   override intercept(step: StepInfo, next: () => Promise<unknown>): Promise<unknown> {
     const { otel } = this;
     const active = otel.context.active();

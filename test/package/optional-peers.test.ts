@@ -47,10 +47,16 @@ describe('the adapters load their optional packages when they are made', () => {
     );
   });
 
-  it('traceRuns() names @opentelemetry/api', async () => {
-    const script = printOutcome(`${POLYFILL} require('./src/otel/index.ts').traceRuns({});`);
+  it.each([
+    ['traceRuns()', 'otel.traceRuns({})'],
+    ['meterRuns()', 'otel.meterRuns({})'],
+    ['TracingStepInterceptor', 'new otel.TracingStepInterceptor()'],
+  ])('%s names @opentelemetry/api', async (user, call) => {
+    const script = printOutcome(
+      `${POLYFILL} const otel = require('./src/otel/index.ts'); ${call};`,
+    );
     await expect(runWithoutPackages(['@opentelemetry/api'], script)).resolves.toBe(
-      'ConfigurationError: traceRuns() needs the package "@opentelemetry/api" (an optional peer ' +
+      `ConfigurationError: ${user} needs the package "@opentelemetry/api" (an optional peer ` +
         'dependency of waymark), which is not installed: npm install @opentelemetry/api',
     );
   });
