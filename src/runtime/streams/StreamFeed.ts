@@ -43,13 +43,13 @@ export class StreamFeed {
   finished = false;
   /** Resolves once the run is known to exist (`RunNotFoundError` when it does not). */
   readonly opened: Promise<void>;
-  private failure: unknown;
+  private failure: Error | undefined;
   private listeners = new Set<() => void>();
   private readonly reads = new Map<number, Promise<StreamBatchRow[]>>();
   /** The poller's last page, for the readers it just woke. */
   private latest: { from: number; batches: StreamBatchRow[] } | undefined;
   private readonly stop = new AbortController();
-  private resolveOpened!: (failure?: unknown) => void;
+  private resolveOpened!: (failure?: Error) => void;
 
   constructor(
     readonly runId: string,
@@ -160,8 +160,8 @@ export class StreamFeed {
   }
 
   private fail(error: unknown): void {
-    this.failure = error;
-    this.resolveOpened(error);
+    this.failure = error instanceof Error ? error : new Error(String(error));
+    this.resolveOpened(this.failure);
     this.changed();
   }
 

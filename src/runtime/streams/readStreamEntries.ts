@@ -25,7 +25,8 @@ export async function* readStreamEntries<T>(
   from: number,
   signal: AbortSignal | undefined,
 ): AsyncGenerator<StreamEntry<T>, void, undefined> {
-  const { feed, release } = deps.feeds.join(runId, name);
+  const lease = deps.feeds.join(runId, name);
+  const feed = lease.feed;
   try {
     await feed.opened;
     for (let next = from; !signal?.aborted;) {
@@ -49,7 +50,7 @@ export async function* readStreamEntries<T>(
       await until(change, signal);
     }
   } finally {
-    release();
+    lease.release();
   }
 }
 
