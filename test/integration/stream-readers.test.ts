@@ -63,4 +63,20 @@ describe.each<Backend>(['sqlite-file', 'postgres'])('readers of a waiting run on
     expect(one.statements).toBeGreaterThan(0);
     expect(many.statements).toBeLessThanOrEqual(3 * one.statements);
   });
+
+  it('the poller stops when the last reader leaves', async () => {
+    const runId = 'left-alone';
+    await seedHistory(writer.dataSource, { runId, steps: 1, status: 'waiting', waitingFor: 'go' });
+    await seedStream(writer.dataSource, { runId, stream: 'llm', chunks: 1 });
+    const leave = new AbortController();
+    const seen: number[] = [];
+    for await (const entry of reader.readStream(runId, 'llm', { signal: leave.signal })) {
+      seen.push(entry.offset);
+      leave.abort();
+    }
+    expect(seen).toEqual([0]);
+    counter.reset();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(counter.statements).toEqual([]);
+  });
 });

@@ -115,6 +115,7 @@ export class StreamFeed {
       const wait = notifier.next(this.runId); // armed before reading: no notice is missed
       const from = this.end;
       const batches = await store.read(this.runId, this.name, from, FEED_PAGE);
+      if (this.stop.signal.aborted) return wait.cancel();
       this.latest = { from, batches };
       if (this.learn(batches)) lastNewAt = clock.now();
       if (batches.length === FEED_PAGE || this.closed) {
