@@ -4,14 +4,16 @@ import type { WaymarkRuntime } from '../runtime/WaymarkRuntime';
 import { allowMethod } from './allowMethod';
 import { toJsonValue } from './toJsonValue';
 
-/** A comment line this often keeps proxies from closing a quiet stream. */
-const KEEP_ALIVE_MS = 15_000;
+/** A comment line this often keeps proxies from closing a quiet stream (a waiting run's). */
+const HEARTBEAT_MS = 15_000;
 
 /**
  * `GET /api/runs/:id/streams/:name?from=`: the run's stream as server-sent events. Each entry
  * is an event with `id: <offset>` — `data: {"offset","seq","chunk"}`, or `event: restart` with
  * `data: {"offset","seq","restart":{step,seq,attempt}}` — and `event: end` when the stream closed or
- * the run ended. A reconnect resumes after `Last-Event-ID` (or at `from`).
+ * the run ended. A reconnect resumes after `Last-Event-ID` (or at `from`). The next entry is
+ * read only once the socket took the last one (`drain`), so a reader that does not read costs
+ * a socket buffer, not the stream; `: heartbeat` comment lines keep a quiet stream open.
  *
  * @example
  * ```ts
@@ -38,23 +40,43 @@ export async function serveStream(
     'x-accel-buffering': 'no',
   });
   res.write(': waymark stream\n\n');
-  const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), KEEP_ALIVE_MS).unref();
+  // Only on an idle socket: a heartbeat must not grow the buffer of a reader that stalled.
+  const heartbeat = setInterval(() => {
+    if (!res.writableNeedDrain) res.write(': heartbeat\n\n');
+  }, HEARTBEAT_MS).unref();
   try {
     for await (const entry of entries) {
       const data = entry.restart
         ? { offset: entry.offset, seq: entry.seq, restart: entry.restart }
         : { offset: entry.offset, seq: entry.seq, chunk: toJsonValue(entry.chunk) };
       const kind = entry.restart ? 'event: restart\n' : '';
-      res.write(`${kind}id: ${entry.offset}\ndata: ${JSON.stringify(data)}\n\n`);
+      if (!res.write(`${kind}id: ${entry.offset}\ndata: ${JSON.stringify(data)}\n\n`)) {
+        await drained(res, stop.signal);
+      }
+      if (stop.signal.aborted) break;
     }
     if (!stop.signal.aborted) res.write('event: end\ndata: {}\n\n');
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     res.write(`event: error\ndata: ${JSON.stringify({ error: message })}\n\n`);
   } finally {
-    clearInterval(keepAlive);
+    clearInterval(heartbeat);
     res.end();
   }
+}
+
+/** Resolves when `res` can take more, or the client left. */
+function drained(res: ServerResponse, left: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      left.removeEventListener('abort', done);
+      resolve();
+    };
+    res.on('drain', done);
+    left.addEventListener('abort', done, { once: true });
+    if (left.aborted) done();
+  });
 }
 
 /** `Last-Event-ID` + 1 when the client reconnects, else `?from=`, else 0. */

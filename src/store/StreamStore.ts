@@ -156,6 +156,19 @@ export class StreamStore {
     return records.map(toBatchRow);
   }
 
+  /** The stream's last batch (none when the stream is empty): where it ends, by its key. */
+  async lastBatch(runId: string, stream: string): Promise<StreamBatchRow[]> {
+    const { records } = await this.db.exec(
+      `read the end of stream "${stream}" of run "${runId}"`,
+      this.db.sql(
+        `SELECT ${COLUMNS} FROM waymark_stream_chunks WHERE run_id = ? AND stream = ? ` +
+          'ORDER BY first_offset DESC LIMIT 1',
+      ),
+      [runId, stream],
+    );
+    return records.map(toBatchRow);
+  }
+
   /** The streams a run wrote to, by name. */
   async list(runId: string): Promise<StreamSummary[]> {
     const { records } = await this.db.exec(

@@ -2,6 +2,8 @@ import { container } from 'tsyringe';
 import type { WaymarkRuntime } from 'waymark';
 import { startConsole, type RunningConsole } from '../../src/console';
 import { Narrator, NarratorScript } from '../support/fixtures/Narrator';
+import { seedHistory } from '../support/seedHistory';
+import { seedStream } from '../support/seedStream';
 import { openRuntime } from './support/seedRuns';
 
 interface ServerEvent {
@@ -112,6 +114,21 @@ describe('the console serves a run’s streams as server-sent events', () => {
     expect(rest.map((e) => e.id ?? e.type)).toEqual(['5', '6', '7', 'end']);
     await live.result();
     script.gate = Promise.resolve();
+  });
+
+  it('a reader of a waiting run gets its entries, then an end event when the run ends', async () => {
+    const runId = 'waiting-reader';
+    await seedHistory(runtime.dataSource, { runId, steps: 1, status: 'waiting', waitingFor: 'go' });
+    await seedStream(runtime.dataSource, { runId, stream: 'llm', chunks: 2, chunkBytes: 8 });
+    const reading = readEvents(await fetch(streamUrl(runId, 'llm'), { headers: auth() }));
+    // Another process ends the run while the reader waits.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await runtime.dataSource.query(
+      "UPDATE waymark_runs SET status = 'completed', waiting_for = NULL WHERE id = ?",
+      [runId],
+    );
+    const events = await reading;
+    expect(events.map((e) => e.id ?? e.type)).toEqual(['0', '1', 'end']);
   });
 
   it('answers 404 for a stream of an unknown run and 400 for a malformed offset', async () => {

@@ -8,6 +8,7 @@ import type { StreamSummary } from '../../model/StreamSummary';
 import type { RunState } from '../execution/RunState';
 import { readStreamEntries } from './readStreamEntries';
 import { StreamBuffer, type StreamAuthor } from './StreamBuffer';
+import { StreamFeeds } from './StreamFeeds';
 import type { ReadStreamOptions, StreamEntry } from './StreamEntry';
 import { StreamNotifier } from './StreamNotifier';
 import { BufferedStreamWriter, type StreamWriter } from './StreamWriter';
@@ -28,13 +29,27 @@ export interface StreamsDeps {
 
 /**
  * A runtime's durable streams: writers for the runs executing here (batched per claim and
- * stream), and readers of any run's streams, woken in this process by the writers.
+ * stream), and readers of any run's streams, woken in this process by the writers. Readers of
+ * one stream share one poller here, however many they are.
  */
 export class Streams {
   private readonly notifier = new StreamNotifier();
+  private readonly feeds: StreamFeeds;
 
   constructor(private readonly deps: StreamsDeps) {
-    deps.lifecycle.onClosed(() => this.notifier.wakeAll());
+    const { store, clock, executingHere } = deps;
+    const notifier = this.notifier;
+    this.feeds = new StreamFeeds({
+      store,
+      clock,
+      notifier,
+      executingHere,
+      pollMs: deps.pollMs ?? 25,
+    });
+    deps.lifecycle.onClosed(() => {
+      this.feeds.closeAll();
+      this.notifier.wakeAll();
+    });
   }
 
   /** A writer of stream `name` of the run `run` (one buffer per claim and stream). */
@@ -67,7 +82,7 @@ export class Streams {
         `must be an offset (an integer ≥ 0), got ${String(from)}`,
       );
     }
-    const deps = { ...this.deps, notifier: this.notifier, pollMs: this.deps.pollMs ?? 25 };
+    const deps = { codec: this.deps.codec, feeds: this.feeds, lifecycle: this.deps.lifecycle };
     return {
       [Symbol.asyncIterator]: () =>
         readStreamEntries<T>(deps, runId, name, from, options.signal)[Symbol.asyncIterator](),

@@ -1,33 +1,22 @@
 import type { Codec } from '../../codec/Codec';
-import { RunNotFoundError } from '../../errors/RunNotFoundError';
 import type { Lifecycle } from '../../ground/Lifecycle';
-import { isTerminalStatus } from '../../model/RunStatus';
-import type { StreamBatchRow, StreamStore } from '../../store/StreamStore';
+import type { StreamBatchRow } from '../../store/StreamStore';
+import type { FeedChange } from './StreamFeed';
+import type { StreamFeeds } from './StreamFeeds';
 import type { StreamEntry, StreamRestart } from './StreamEntry';
-import type { StreamNotifier } from './StreamNotifier';
 
 /** What a reader uses. */
 export interface StreamReaderDeps {
-  readonly store: StreamStore;
   readonly codec: Codec;
-  readonly notifier: StreamNotifier;
+  readonly feeds: StreamFeeds;
   readonly lifecycle: Lifecycle;
-  /** Whether the run executes in this process (then its writes notify; no polling). */
-  readonly executingHere: (runId: string) => boolean;
-  /** How often the store is read for a run executing in another process. */
-  readonly pollMs: number;
 }
-
-const PAGE = 100;
-/** A reader of a run executing here re-checks this rarely, in case the run moved away. */
-const LOCAL_RECHECK_MS = 1_000;
-/** A stream with nothing new for this long (a run waiting for a signal) is polled less often. */
-const QUIET_AFTER_MS = 5_000;
-const QUIET_POLL_MS = 250;
 
 /**
  * The entries of a stream from offset `from`: the stored ones, then live ones, until the
- * stream is closed or the run ends. Offsets are consecutive: no duplicate, no gap.
+ * stream is closed or the run ends. Offsets are consecutive: no duplicate, no gap. The reader
+ * reads a page only when asked for the next entry, and learns of new entries from the feed
+ * it shares with every other reader of the stream in this process.
  */
 export async function* readStreamEntries<T>(
   deps: StreamReaderDeps,
@@ -36,38 +25,32 @@ export async function* readStreamEntries<T>(
   from: number,
   signal: AbortSignal | undefined,
 ): AsyncGenerator<StreamEntry<T>, void, undefined> {
-  let next = from;
-  let lastNewAt = Date.now();
-  if ((await deps.store.runStatus(runId)) === undefined) throw new RunNotFoundError(runId);
-  for (let ended = false; !signal?.aborted;) {
-    deps.lifecycle.assertAlive(`read stream "${name}" of run "${runId}"`);
-    const wait = deps.notifier.next(runId); // armed before reading: no notice is missed
-    const batches = await deps.store.read(runId, name, next, PAGE);
-    for (const batch of batches) {
-      for (const entry of decodeBatch<T>(deps.codec, batch, name)) {
-        if (entry.offset < next) continue;
-        next = entry.offset + 1;
-        lastNewAt = Date.now();
-        yield entry;
+  const lease = deps.feeds.join(runId, name);
+  const feed = lease.feed;
+  try {
+    await feed.opened;
+    for (let next = from; !signal?.aborted;) {
+      deps.lifecycle.assertAlive(`read stream "${name}" of run "${runId}"`);
+      feed.assertHealthy();
+      const change = feed.nextChange(); // armed before looking: no change is missed
+      if (next < feed.end) {
+        change.cancel();
+        const batches = await feed.page(next);
+        for (const batch of batches) {
+          for (const entry of decodeBatch<T>(deps.codec, batch, name)) {
+            if (entry.offset < next) continue;
+            next = entry.offset + 1;
+            yield entry;
+          }
+          if (batch.closed) return;
+        }
+        if (batches.length > 0) continue;
       }
-      if (batch.closed) return wait.cancel();
+      if (feed.closed || feed.finished) return change.cancel();
+      await until(change, signal);
     }
-    if (batches.length === PAGE) {
-      wait.cancel();
-      continue;
-    }
-    // The run's end is written after its last chunk: one more read after seeing it.
-    if (ended) return wait.cancel();
-    const status = await deps.store.runStatus(runId);
-    // A parked run ends the reading too: it writes nothing until an operator acts.
-    if (status === undefined || isTerminalStatus(status) || status === 'needs_attention') {
-      ended = true;
-      wait.cancel();
-      continue;
-    }
-    const quiet = Date.now() - lastNewAt > QUIET_AFTER_MS;
-    const pollMs = quiet ? Math.max(deps.pollMs, QUIET_POLL_MS) : deps.pollMs;
-    await until(wait, deps.executingHere(runId) ? LOCAL_RECHECK_MS : pollMs, signal);
+  } finally {
+    lease.release();
   }
 }
 
@@ -86,26 +69,20 @@ function* decodeBatch<T>(
   for (const chunk of chunks) yield { offset: offset++, seq, chunk };
 }
 
-/** Waits for the notice, `ms`, or the abort signal, whichever comes first. */
-async function until(
-  wait: { promise: Promise<void>; cancel: () => void },
-  ms: number,
-  signal: AbortSignal | undefined,
-): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
+/** Waits for the feed's change or the abort signal, whichever comes first. */
+async function until(change: FeedChange, signal: AbortSignal | undefined): Promise<void> {
   let onAbort: (() => void) | undefined;
   try {
     await Promise.race([
-      wait.promise,
+      change.promise,
       new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, ms);
         onAbort = resolve;
+        if (signal?.aborted) resolve();
         signal?.addEventListener('abort', onAbort, { once: true });
       }),
     ]);
   } finally {
-    clearTimeout(timer);
     if (onAbort) signal?.removeEventListener('abort', onAbort);
-    wait.cancel();
+    change.cancel();
   }
 }
