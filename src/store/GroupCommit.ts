@@ -78,7 +78,11 @@ export class GroupCommit implements StepInserter {
     this.batches.write(batch).then(
       (landings) => this.landed(batch, landings),
       // The commit itself failed (after the store's retries): every row of it fails alike.
-      (reason: unknown) => this.landed(batch, batch.map(() => ({ status: 'rejected', reason }))),
+      (reason: unknown) =>
+        this.landed(
+          batch,
+          batch.map(() => ({ status: 'rejected', reason })),
+        ),
     );
   };
 
