@@ -65,20 +65,32 @@ export class GroupCommit implements StepInserter {
       this.inFlight = false;
       return;
     }
-    const landed: Promise<StepLanding[]> =
-      batch.length === 1
-        ? this.runs.insertStep(batch[0].row, batch[0].epoch).then(
-            (value) => [{ status: 'fulfilled', value }],
-            (reason: unknown) => [{ status: 'rejected', reason }],
-          )
-        : this.batches.write(batch);
-    landed.then(
-      (landings) => batch.forEach((step, i) => step.settle(landings[i])),
+    // One callback settles the rows and schedules the next commit: each `then` is a promise
+    // on every checkpoint.
+    if (batch.length === 1) {
+      const [step] = batch;
+      this.runs.insertStep(step.row, step.epoch).then(
+        (value) => this.landed(batch, [{ status: 'fulfilled', value }]),
+        (reason: unknown) => this.landed(batch, [{ status: 'rejected', reason }]),
+      );
+      return;
+    }
+    this.batches.write(batch).then(
+      (landings) => this.landed(batch, landings),
       // The commit itself failed (after the store's retries): every row of it fails alike.
-      (reason: unknown) => batch.forEach((step) => step.settle({ status: 'rejected', reason })),
+      (reason: unknown) =>
+        this.landed(
+          batch,
+          batch.map(() => ({ status: 'rejected', reason })),
+        ),
     );
-    landed.then(this.nextAfterThisTurn, this.nextAfterThisTurn);
   };
+
+  /** Settles each row of a commit with its landing, then lets the next commit start. */
+  private landed(batch: readonly Waiting[], landings: readonly StepLanding[]): void {
+    batch.forEach((step, i) => step.settle(landings[i]));
+    this.nextAfterThisTurn();
+  }
 
   /** The oldest waiting rows that fit in one commit. */
   private take(): Waiting[] {

@@ -45,7 +45,16 @@ export type StepAttemptsDeps = StepEnvironment & { readonly limiters: LimiterGat
 export class StepAttempts {
   constructor(private readonly deps: StepAttemptsDeps) {}
 
-  async run(plan: AttemptPlan): Promise<AttemptsOutcome> {
+  run(plan: AttemptPlan): Promise<AttemptsOutcome> {
+    // Most steps: no retry policy and no attempt stored before a crash. Their one attempt
+    // takes no loop and no async frame of its own (each is a promise on every step).
+    if (plan.policy === undefined && !plan.run.attempts.has(plan.point.seq)) {
+      return this.attempt(plan, 1).then((settled) => this.unretried(plan.run, settled, 1));
+    }
+    return this.loop(plan);
+  }
+
+  private async loop(plan: AttemptPlan): Promise<AttemptsOutcome> {
     const { run, point, policy } = plan;
     const rows = run.attempts.get(point.seq);
     const stored = rows ? replayAttempts(rows, (row) => this.decode(row)) : NO_ATTEMPTS;
@@ -60,13 +69,9 @@ export class StepAttempts {
       if (nextAt !== undefined) await this.waitUntil(run, nextAt);
       const attempt = budgetUsed + 1;
       const settled = await this.attempt(plan, attempt);
-      // Written out, not spread (see StepReplay.build): this is every step's return.
-      if (settled.ok) return { ok: true, value: settled.value, attempts: attempt };
+      if (settled.ok || !policy) return this.unretried(run, settled, attempt);
       const { error } = settled;
-      // The run stops here: workflow code that catches it must not go on without the module.
-      if (isMissingModule(error)) throw run.stop(Stop.abort(error));
-      if (isProcessAbort(error) || run.cancellation.signal.aborted) throw error;
-      if (!policy) return { ok: false, error, attempts: attempt };
+      this.rethrowStopping(run, error);
       const now = this.deps.clock.now();
       const decision = decideRetry(policy, error, attempt, previousDelay, now, Math.random);
       summaries.push(summarizeAttempt(attempt, error));
@@ -85,6 +90,21 @@ export class StepAttempts {
       [budgetUsed, lastError, previousDelay] = [attempt, error, decision.delayMs];
       nextNumber++;
     }
+  }
+
+  /** The outcome of an attempt that no retry follows. */
+  private unretried(run: RunState, settled: Settled, attempt: number): AttemptsOutcome {
+    // Written out, not spread (see StepReplay.build): this is every step's return.
+    if (settled.ok) return { ok: true, value: settled.value, attempts: attempt };
+    this.rethrowStopping(run, settled.error);
+    return { ok: false, error: settled.error, attempts: attempt };
+  }
+
+  /** An error that stops the run (or the process) goes on up instead of being the step's failure. */
+  private rethrowStopping(run: RunState, error: unknown): void {
+    // The run stops here: workflow code that catches it must not go on without the module.
+    if (isMissingModule(error)) throw run.stop(Stop.abort(error));
+    if (isProcessAbort(error) || run.cancellation.signal.aborted) throw error;
   }
 
   private attempt(plan: AttemptPlan, attempt: number): Promise<Settled> {

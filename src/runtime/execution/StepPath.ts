@@ -11,7 +11,7 @@ import type { AttemptsOutcome, StepAttempts } from './StepAttempts';
 import type { StepHookPoint, StepHooks } from '../../model/StepHooks';
 import type { StepCall } from './StepCall';
 import type { StepOutcomes } from './StepOutcomes';
-import type { StepReplay } from './StepReplay';
+import type { BuiltRow, StepReplay } from './StepReplay';
 import type { CheckpointWriter, StepWrite } from './writers/CheckpointWriter';
 import { CommittedWithBody } from './writers/TransactionalWriter';
 
@@ -87,26 +87,20 @@ export class StepPath {
       return this.finish(run, seq, write.name, { ok: true, value }, row.startedAt, row.finishedAt);
     }
     hooks.afterEffect?.(point);
-    return this.record(run, seq, writer, write, outcome, point);
+    if (outcome.park) return this.park(writer, write, outcome);
+    // The one checkpoint write, awaited here rather than in a helper: an async frame less.
+    const { row, settled } = this.build(write, outcome);
+    const stored = await writer.write(write, row);
+    hooks.afterCommit?.(point);
+    if (stored !== row) return replay.replay(run, seq, write.name, stored);
+    return this.finish(run, seq, write.name, settled, write.startedAt, stored.finishedAt);
   }
 
-  /** The one checkpoint write of a step whose body ran here (or its parking), then its value. */
-  private async record(
-    run: RunState,
-    seq: number,
-    writer: CheckpointWriter,
-    write: StepWrite,
-    outcome: AttemptsOutcome,
-    point: StepHookPoint,
-  ): Promise<unknown> {
-    const { replay, outcomes, hooks } = this.parts;
-    if (outcome.park) {
-      await writer.abandon(write);
-      return outcomes.park(run, seq, (outcome as { error: unknown }).error);
-    }
-    const { startedAt, name, storedKey } = write;
+  /** The row a step whose body ran here is stored as, and the outcome the workflow sees. */
+  private build(write: StepWrite, outcome: AttemptsOutcome): BuiltRow {
+    const { run, seq, name, startedAt, storedKey } = write;
     const now = this.parts.clock.now();
-    const built = replay.build(
+    return this.parts.replay.build(
       run,
       seq,
       name,
@@ -116,11 +110,16 @@ export class StepPath {
       now,
       storedKey,
     );
-    const { row } = built;
-    const stored = await writer.write(write, row);
-    hooks.afterCommit?.(point);
-    if (stored !== row) return replay.replay(run, seq, name, stored);
-    return this.finish(run, seq, name, built.settled, startedAt, stored.finishedAt);
+  }
+
+  /** The run parks at this step for an operator: what the writer took is given back first. */
+  private async park(
+    writer: CheckpointWriter,
+    write: StepWrite,
+    outcome: AttemptsOutcome,
+  ): Promise<unknown> {
+    await writer.abandon(write);
+    return this.parts.outcomes.park(write.run, write.seq, (outcome as { error: unknown }).error);
   }
 
   /** What the writer needs to know of this step; its key is computed here, once. */
