@@ -83,7 +83,7 @@ describe('waymark console', () => {
     expect(cli.output.stderr).toBe('');
   });
 
-  it('takes the token from WAYMARK_CONSOLE_TOKEN, and fails (exit 1) on a port in use', async () => {
+  it('takes the token from WAYMARK_CONSOLE_TOKEN without printing it, and fails (exit 1) on a port in use', async () => {
     const taken: Server = createServer();
     await new Promise<void>((done) => taken.listen(0, '127.0.0.1', done));
     try {
@@ -95,7 +95,8 @@ describe('waymark console', () => {
       expect(cli.output.stderr).toContain(`cannot listen on 127.0.0.1:${port}: listen EADDRINUSE`);
       const served = startCli(['--port', '0'], { WAYMARK_CONSOLE_TOKEN: ' from-env-0123456789\n' });
       try {
-        expect((await waitForLine(served.output))[2]).toBe('from-env-0123456789');
+        expect((await waitForLine(served.output))[2]).toBe('<WAYMARK_CONSOLE_TOKEN>');
+        expect(served.output.stdout + served.output.stderr).not.toContain('from-env-0123456789');
       } finally {
         served.child.kill('SIGTERM');
       }
@@ -123,5 +124,12 @@ describe('waymark console', () => {
     const spaced = startCli(['--port', '0'], { WAYMARK_CONSOLE_TOKEN: 'two words-0123456789' });
     expect(await spaced.exited).toBe(2);
     expect(spaced.output.stderr).toContain('WAYMARK_CONSOLE_TOKEN must not contain whitespace');
+  });
+
+  it('refuses an empty --host (exit 2) instead of listening on every interface', async () => {
+    const cli = startCli(['--port', '0', '--host', '']);
+    expect(await cli.exited).toBe(2);
+    expect(cli.output.stderr).toContain('--host must name an address');
+    expect(cli.output.stdout).not.toContain('waymark console: http');
   });
 });

@@ -23,7 +23,9 @@ interface ConsoleCommandOptions {
  * `waymark console`: serves the web console (runs, step timelines, approvals) for the
  * database until SIGTERM or SIGINT. It executes no run: it reads runs and sends signals and
  * cancellations, which workers elsewhere act on. API calls need the token (`--token`,
- * `WAYMARK_CONSOLE_TOKEN`, or a new one), printed in the URL to open.
+ * `WAYMARK_CONSOLE_TOKEN`, or a new one). The URL to open carries a new token; one from
+ * `WAYMARK_CONSOLE_TOKEN` is never printed (the URL shows `#token=<WAYMARK_CONSOLE_TOKEN>`),
+ * so it stays out of journald and container logs.
  *
  * @example
  * ```sh
@@ -48,6 +50,7 @@ export function registerConsoleCommand(program: Command, cli: CliContext): void 
     )
     .action(async (options: ConsoleCommandOptions, command: Command) => {
       const url = databaseUrlOf(command, cli.env);
+      checkHost(options.host);
       const token = tokenOf(options.token, cli);
       const runtime = await openRuntime(url, cli.output);
       const stopped = stopSignal();
@@ -57,7 +60,9 @@ export function registerConsoleCommand(program: Command, cli: CliContext): void 
           `listening on ${options.host}: anyone who reaches this port and has the token can signal and cancel runs`,
         );
       }
-      cli.output.line(`waymark console: ${served.url}#token=${served.token}`);
+      const fromEnv = options.token === undefined && token !== undefined;
+      const shown = fromEnv ? `<${CONSOLE_TOKEN_VARIABLE}>` : served.token;
+      cli.output.line(`waymark console: ${served.url}#token=${shown}`);
       const signal = await stopped;
       cli.output.line(`${signal}: stopping the console`);
       await served.close();
@@ -94,9 +99,27 @@ function tokenOf(option: string | undefined, cli: CliContext): string | undefine
     );
     return consoleToken(option, '--token');
   }
-  const variable = cli.env[CONSOLE_TOKEN_VARIABLE];
-  if (variable === undefined || variable.trim() === '') return undefined;
-  return consoleToken(variable, CONSOLE_TOKEN_VARIABLE);
+  const variable = fromEnvironment(cli);
+  return variable === undefined ? undefined : consoleToken(variable, CONSOLE_TOKEN_VARIABLE);
+}
+
+/** `WAYMARK_CONSOLE_TOKEN` trimmed, or undefined when it is unset or blank. */
+function fromEnvironment(cli: CliContext): string | undefined {
+  const variable = cli.env[CONSOLE_TOKEN_VARIABLE]?.trim();
+  return variable === undefined || variable === '' ? undefined : variable;
+}
+
+/**
+ * An empty `--host` would make Node listen on every interface while the printed URL reads
+ * `http://:4100/`: refused as a usage error, like any malformed option.
+ */
+function checkHost(host: string): void {
+  if (host.trim() === '') {
+    throw new CliError(
+      '--host must name an address (127.0.0.1, ::1, or 0.0.0.0 to listen on every interface), got an empty string',
+      ExitCode.Usage,
+    );
+  }
 }
 
 function isLoopback(host: string): boolean {
