@@ -40,15 +40,27 @@ describe('retrying through a database outage', () => {
   });
 
   it('gives up on an outage that outlasts the timeout, saying how long it retried', async () => {
-    const { run, calls } = work(Array(1000).fill(refused));
-    const started = Date.now();
-    const error = await retryTransient(run, refused(), started, {
-      timeoutMs: 300,
-      giveUp: gaveUp,
-    }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ message: 'gave up: connect ECONNREFUSED' });
-    expect((error as { retriedMs: number }).retriedMs).toBeGreaterThanOrEqual(50);
-    expect(calls.count).toBeGreaterThan(1);
+    // Fake time: on a loaded machine one real 25 ms wait can take most of the 300 ms.
+    jest.useFakeTimers();
+    try {
+      const { run, calls } = work(Array(1000).fill(refused));
+      const started = Date.now();
+      const settled = retryTransient(run, refused(), started, {
+        timeoutMs: 300,
+        giveUp: gaveUp,
+      }).catch((e: unknown) => e);
+      await jest.runAllTimersAsync();
+      const error = await settled;
+      expect(error).toMatchObject({ message: 'gave up: connect ECONNREFUSED' });
+      // Waits of 25, 50 and 100 ms (each jittered to 50-100%) always fit in 300 ms; 200 more
+      // fits only after short jitters; 400 never does.
+      expect(calls.count).toBeGreaterThanOrEqual(3);
+      expect(calls.count).toBeLessThanOrEqual(4);
+      expect((error as { retriedMs: number }).retriedMs).toBeGreaterThanOrEqual(87);
+      expect((error as { retriedMs: number }).retriedMs).toBeLessThanOrEqual(300);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   it('stops when told to between tries (a runtime killed meanwhile)', async () => {
