@@ -1,4 +1,5 @@
 import type { Clock } from '../../ground/Clock';
+import type { Lifecycle } from '../../ground/Lifecycle';
 import type { RunState } from './RunState';
 import type { StepReplay } from './StepReplay';
 import type { StepRecords } from './StepRecords';
@@ -13,6 +14,7 @@ export class RecordedValues {
     private readonly records: StepRecords,
     private readonly clock: Clock,
     private readonly replay: StepReplay,
+    private readonly lifecycle: Lifecycle,
   ) {}
 
   record<T>(run: RunState, name: string, produce: () => T): T {
@@ -20,6 +22,9 @@ export class RecordedValues {
     const seq = run.nextSeq();
     const recorded = run.history.get(seq);
     if (recorded) return this.replay.replay(run, seq, name, recorded) as T;
+    // A dead runtime's workflow code (one that caught the crash) must not see a value that
+    // is never stored: the next life would record another one.
+    this.lifecycle.assertAlive(`record ${name} #${seq} of run "${run.runId}"`);
     const value = produce();
     const now = this.clock.now();
     const built = this.replay.build(run, seq, name, { ok: true, value }, 1, now, now, null);

@@ -97,7 +97,7 @@ export function buildOperations(s: OperationsSettings): WorkflowOperations {
     steps,
     new ChildRuns(records, clock, replay, s.starter, s.waiters),
     new DurableWaits({ ...s, store, replay, records, signals: stores.signals }),
-    new RecordedValues(records, clock, replay),
+    new RecordedValues(records, clock, replay, lifecycle),
     handOver,
     new Streams({
       store: stores.streams,
