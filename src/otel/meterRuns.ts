@@ -1,6 +1,7 @@
 import type { Attributes, BatchObservableResult, Counter, Meter } from '@opentelemetry/api';
 import type { Disposable } from '../ground/Disposable';
 import { loadOptionalPeer } from '../ground/optionalPeer';
+import type { WaymarkEvents } from '../runtime';
 import type { WaymarkRuntime } from '../runtime/WaymarkRuntime';
 import type { OpenTelemetryApi } from './OpenTelemetryApi';
 
@@ -29,7 +30,9 @@ const RUN_COUNTERS: Record<RunCounter, string> = {
 /**
  * Records OpenTelemetry metrics of a runtime — runs started, resumed, completed, failed,
  * parked and cancelled by workflow (`waymark.runs.*`), step duration (`waymark.step.duration`,
- * seconds), attempts and retries by step, and each queue's depth as stored
+ * seconds), attempts and retries by step, how long runs were ready before a worker claimed
+ * them (`waymark.queue.wait`, seconds), lease take-overs (`waymark.lease.takeovers`),
+ * database retries (`waymark.store.retries`), and each queue's depth as stored
  * (`waymark.queue.depth`, `.waiting`, `.running`) — through the meter provider the
  * application set up, so its usual exporter (Prometheus, OTLP) carries them. Needs
  * `@opentelemetry/api` (an optional peer dependency).
@@ -67,7 +70,24 @@ export function meterRuns(runtime: WaymarkRuntime, options: MeterRunsOptions = {
     description: 'Steps whose stored outcome was returned without running the body',
     unit: '{step}',
   });
+  const queueWait = meter.createHistogram('waymark.queue.wait', {
+    description:
+      'How long a run was ready (queued, or due after a timer, backoff or signal) before a worker claimed it',
+    unit: 's',
+  });
+  const takeovers = meter.createCounter('waymark.lease.takeovers', {
+    description:
+      'Runs taken over by a worker after their lease lapsed (holder died, stalled or cut off)',
+    unit: '{run}',
+  });
+  const storeRetries = meter.createCounter('waymark.store.retries', {
+    description:
+      'Database operations tried again after a transient failure (lost connection, lock)',
+    unit: '{retry}',
+  });
   const workflowOf = (workflow: string): Attributes => ({ 'waymark.workflow': workflow });
+  // As the queue gauges name it: '' is the default queue.
+  const queueOf = (queue: string | null): string => queue ?? '';
   const stepOf = (step: string): Attributes => ({ 'waymark.step': step });
 
   const subscription = runtime.onAny((event, payload) => {
@@ -92,6 +112,23 @@ export function meterRuns(runtime: WaymarkRuntime, options: MeterRunsOptions = {
         break;
       case 'step.replayed':
         replayed.add(1, stepOf((payload as { step: string }).step));
+        break;
+      case 'run.claimed': {
+        const claimed = payload as WaymarkEvents['run.claimed'];
+        queueWait.record(claimed.waitedMs / 1000, {
+          ...workflowOf(claimed.workflow),
+          'waymark.queue': queueOf(claimed.queue),
+          'waymark.claimed_from': claimed.from,
+        });
+        break;
+      }
+      case 'run.taken_over': {
+        const taken = payload as WaymarkEvents['run.taken_over'];
+        takeovers.add(1, { ...workflowOf(taken.workflow), 'waymark.queue': queueOf(taken.queue) });
+        break;
+      }
+      case 'store.retrying':
+        storeRetries.add(1);
         break;
       case 'step.completed':
       case 'step.failed': {

@@ -12,7 +12,7 @@ import './dispatch';
 import { assembleRuntime, type RuntimeFloor } from './assembleRuntime';
 import { assembleStores } from './assembleStores';
 import { assembleExecution } from './execution/assembleExecution';
-import { logEvents } from './execution/RuntimeEvents';
+import { logEvents, RuntimeEvents } from './execution/RuntimeEvents';
 import { explainingResolution } from './explainResolutionError';
 import { assertNoTransactionalSteps } from './assertNoTransactionalSteps';
 import { reportAbandonedRuns } from './reportAbandonedRuns';
@@ -115,8 +115,9 @@ function assemble(
   lifecycle.watchDeath(() => markDead(runtimeId));
   lifecycle.onClosed(() => markDead(runtimeId));
 
+  const events = new RuntimeEvents(logger);
   const stores = assembleStores({
-    ...{ ...settings, dataSource, lifecycle, codec },
+    ...{ ...settings, dataSource, lifecycle, codec, events },
     holder: self.process,
   });
   const execution = assembleExecution({
@@ -126,6 +127,7 @@ function assemble(
     hooks: options.hooks ?? {},
     invoker: container.resolve(StepInterceptor),
     sharesApplicationDataSource: isDataSource(options.database),
+    events,
   });
   return assembleRuntime({
     ...{ stores, execution, settings, codec, lifecycle, self, container, dataSource },

@@ -7,6 +7,7 @@ import { Database } from '../store/connection/Database';
 import { guardPostgresPool } from '../store/connection/guardPostgresPool';
 import type { GroupCommitBounds } from '../store/GroupCommit';
 import { Stores } from '../store/Stores';
+import type { RuntimeEvents } from './execution/RuntimeEvents';
 
 /** Every repository a runtime uses, each made once on its one database handle. */
 export type RuntimeStores = Stores;
@@ -22,12 +23,18 @@ export interface StoreSettings {
   readonly holder: string;
   /** The bounds of one group commit of checkpoints; null: each commits alone. */
   readonly groupCommit: GroupCommitBounds | null;
+  /** Told of each retry through a database outage (`store.retrying`). */
+  readonly events: RuntimeEvents;
 }
 
 /** The first floor of a runtime: its database handle and the repositories on it. */
 export function assembleStores(s: StoreSettings): RuntimeStores {
   guardPostgresPool(s.dataSource, s.logger);
-  const database = new Database(s.dataSource, s.lifecycle, { timeoutMs: s.storeRetryMs });
+  const database = new Database(s.dataSource, s.lifecycle, {
+    timeoutMs: s.storeRetryMs,
+    onRetry: (operation, error, delayMs, attempt) =>
+      s.events.emit('store.retrying', { operation, attempt, delayMs, error }),
+  });
   return new Stores(database, {
     lifecycle: s.lifecycle,
     holder: s.holder,

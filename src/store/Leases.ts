@@ -74,6 +74,35 @@ export function leaseSql(dialect: DialectName): LeaseSql {
   };
 }
 
+/**
+ * What a claimed run was just before the claim: `pending` (queued), `waiting` (due: a timer,
+ * a backoff, a signal, a delayed start) or `running` (its lease lapsed: a take-over), and since
+ * when it was ready to run by the runtimes' clocks (queued at, or due at; null for a take-over,
+ * whose lapse is judged by the server's clock).
+ */
+export interface ClaimedFrom {
+  readonly status: 'pending' | 'waiting' | 'running';
+  readonly readySince: number | null;
+}
+
+/** A run a claim took, as the claim left its row, and what it was before. */
+export interface ClaimedRun {
+  readonly row: RunRow;
+  readonly from: ClaimedFrom;
+}
+
+/** The columns `prior_status` and `prior_since` a claim reads before it updates (see {@link ClaimedFrom}). */
+export const PRIOR_COLUMNS =
+  'status AS prior_status, ' +
+  "CASE status WHEN 'pending' THEN updated_at WHEN 'waiting' THEN wake_at ELSE NULL END AS prior_since";
+
+/** {@link ClaimedFrom} from a record holding {@link PRIOR_COLUMNS}. */
+export function claimedFrom(record: Record<string, unknown>): ClaimedFrom {
+  const status = String(record.prior_status) as ClaimedFrom['status'];
+  const since = record.prior_since;
+  return { status, readySince: since === null || since === undefined ? null : Number(since) };
+}
+
 /** Runs `running` on this host or under this worker id (parameters: host, owner). */
 export const CANDIDATE_SQL = "(status = 'running' AND (lease_host = ? OR owner = ?))";
 

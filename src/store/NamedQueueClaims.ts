@@ -1,8 +1,15 @@
 import type { LeaseHolder } from '../ground/ProcessIdentity';
 import type { ResolvedQueue } from '../policies/FlowLimits';
-import { claimParams, leaseSql } from './Leases';
+import {
+  claimedFrom,
+  claimParams,
+  leaseSql,
+  PRIOR_COLUMNS,
+  type ClaimedFrom,
+  type ClaimedRun,
+} from './Leases';
 import { insertIgnoring, FlowLocks } from './FlowLocks';
-import { toRunRow, type RunRow } from './rows';
+import { toRunRow } from './rows';
 import type { Database } from './connection/Database';
 import { runColumns } from './statements';
 
@@ -36,7 +43,8 @@ const UNBOUNDED = 2_147_483_647;
 export class NamedQueueClaims {
   constructor(private readonly db: Database) {}
 
-  async claim(request: QueueClaimRequest): Promise<RunRow[]> {
+  /** Claims what the queue has room for; returns the runs with what each was before. */
+  async claim(request: QueueClaimRequest): Promise<ClaimedRun[]> {
     if (request.limit < 1 || request.workflows.length === 0) return [];
     return this.db.transaction(
       `claim runs of queue "${request.queue.name}"`,
@@ -67,7 +75,11 @@ export class NamedQueueClaims {
         );
         // In the order they were picked: the worker starts them in turn order.
         const rank = new Map(ids.map((id, i) => [id, i]));
-        return records.map(toRunRow).sort((a, b) => rank.get(a.id)! - rank.get(b.id)!);
+        const before = new Map(picked.map((p) => [p.id, p.from]));
+        return records
+          .map(toRunRow)
+          .sort((a, b) => rank.get(a.id)! - rank.get(b.id)!)
+          .map((row) => ({ row, from: before.get(row.id)! }));
       },
       // Lost to a claim on another Galera node: those runs are taken; the next poll looks
       // again at once, where a retry would wait out a growing backoff and starve this worker.
@@ -121,13 +133,13 @@ export class NamedQueueClaims {
     tx: Database,
     request: QueueClaimRequest,
     room: number,
-  ): Promise<Array<{ id: string; key: string }>> {
+  ): Promise<Array<{ id: string; key: string; from: ClaimedFrom }>> {
     const { queue, now, workflows, versions = [] } = request;
     const names = workflows.map(() => '?').join(', ');
     const versionFilter =
       versions.length > 0 ? ` AND version IN (${versions.map(() => '?').join(', ')})` : '';
     const ready =
-      "SELECT id, COALESCE(partition_key, '') AS pkey, priority, created_at, " +
+      `SELECT id, COALESCE(partition_key, '') AS pkey, priority, created_at, ${PRIOR_COLUMNS}, ` +
       "ROW_NUMBER() OVER (PARTITION BY COALESCE(partition_key, '') ORDER BY priority DESC, created_at, id) AS rn " +
       `FROM waymark_runs WHERE ${READY} AND workflow IN (${names})${versionFilter}`;
     const busy =
@@ -135,7 +147,7 @@ export class NamedQueueClaims {
       "WHERE queue_name = ? AND status = 'running' GROUP BY COALESCE(partition_key, '')";
     const turn = 'c.rn + COALESCE(b.n, 0)';
     const sql =
-      `SELECT c.id, c.pkey FROM (${ready}) c LEFT JOIN (${busy}) b ON b.pkey = c.pkey ` +
+      `SELECT c.id, c.pkey, c.prior_status, c.prior_since FROM (${ready}) c LEFT JOIN (${busy}) b ON b.pkey = c.pkey ` +
       'LEFT JOIN waymark_queue_turns t ON t.queue_name = ? AND t.partition_key = c.pkey ' +
       `WHERE ${turn} <= ? ORDER BY ${turn}, COALESCE(t.last_started_at, 0), c.priority DESC, c.created_at, c.id LIMIT ?`;
     const { records } = await tx.exec('find queued runs', this.db.sql(sql), [
@@ -148,9 +160,10 @@ export class NamedQueueClaims {
       queue.perKeyConcurrency ?? UNBOUNDED,
       room,
     ]);
-    return (records as Array<{ id: unknown; pkey: unknown }>).map((r) => ({
+    return records.map((r) => ({
       id: String(r.id),
       key: String(r.pkey),
+      from: claimedFrom(r),
     }));
   }
 

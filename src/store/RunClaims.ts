@@ -1,6 +1,13 @@
 import type { LeaseHolder } from '../ground/ProcessIdentity';
-import { claimParams, DUE_SQL, leaseSql } from './Leases';
-import { toRunRow, type RunRow } from './rows';
+import {
+  claimedFrom,
+  claimParams,
+  DUE_SQL,
+  leaseSql,
+  PRIOR_COLUMNS,
+  type ClaimedRun,
+} from './Leases';
+import { toRunRow } from './rows';
 import type { Database } from './connection/Database';
 
 /** Who claims work, for how long, and which workflows it can run. */
@@ -15,6 +22,14 @@ export interface ClaimRequest {
   workflows: string[];
   /** Only runs stored with one of these workflow versions (a rollout's old and new code). */
   versions?: string[];
+}
+
+/** A claim's statements and their parameters, as {@link RunClaims.claim} made them. */
+interface Picking {
+  readonly select: string;
+  readonly dueParams: unknown[];
+  readonly set: unknown[];
+  readonly claimSet: string;
 }
 
 /**
@@ -34,8 +49,11 @@ function runnable(lapsedElsewhere: string): string {
 export class RunClaims {
   constructor(private readonly db: Database) {}
 
-  /** Claims up to `limit` runs, each at a new epoch under the request's token; returns them. */
-  async claim(request: ClaimRequest): Promise<RunRow[]> {
+  /**
+   * Claims up to `limit` runs, each at a new epoch under the request's token; returns them with
+   * what each was before (queued, due, or a lapsed lease taken over).
+   */
+  async claim(request: ClaimRequest): Promise<ClaimedRun[]> {
     if (request.workflows.length === 0 || request.limit < 1) return [];
     const names = request.workflows.map(() => '?').join(', ');
     const lease = leaseSql(this.db.dialect);
@@ -51,44 +69,62 @@ export class RunClaims {
       request.limit,
     ];
     const select =
-      `SELECT id FROM waymark_runs WHERE workflow IN (${names})${versionFilter} AND ${runnable(lease.lapsedElsewhere)} ` +
+      `SELECT id, ${PRIOR_COLUMNS} FROM waymark_runs WHERE workflow IN (${names})${versionFilter} AND ${runnable(lease.lapsedElsewhere)} ` +
       'ORDER BY created_at LIMIT ?';
-    const { dialect } = this.db;
-    if (dialect !== 'mysql') {
-      // One statement: claim and read back (SQLite ≥ 3.35 and PostgreSQL have RETURNING).
-      const lock = dialect === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : '';
-      const sql = `UPDATE waymark_runs SET ${lease.claimSet} WHERE id IN (${select}${lock}) RETURNING *`;
-      const { records, raw } = await this.db.exec('claim runs', this.db.sql(sql), [
-        ...set,
-        ...dueParams,
-      ]);
-      const rows = (records.length > 0 ? records : Array.isArray(raw) ? raw : []) as Array<
-        Record<string, unknown>
-      >;
-      return rows.map(toRunRow);
-    }
+    const picking = { select, dueParams, set, claimSet: lease.claimSet };
+    return this.db.dialect === 'mysql' ? this.pickThenClaim(picking) : this.claimPicked(picking);
+  }
+
+  /**
+   * One statement: pick, claim and read back (SQLite >= 3.35 and PostgreSQL have RETURNING).
+   * The picked rows' prior state comes from the CTE, read before the update (PostgreSQL: one
+   * snapshot for the whole statement; SQLite: materialized first).
+   */
+  private async claimPicked(p: Picking): Promise<ClaimedRun[]> {
+    const lock = this.db.dialect === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : '';
+    const prior = (column: string): string =>
+      `(SELECT p.${column} FROM picked p WHERE p.id = waymark_runs.id) AS ${column}`;
+    const sql =
+      `WITH picked AS MATERIALIZED (${p.select}${lock}) ` +
+      `UPDATE waymark_runs SET ${p.claimSet} WHERE id IN (SELECT id FROM picked) ` +
+      `RETURNING *, ${prior('prior_status')}, ${prior('prior_since')}`;
+    const { records, raw } = await this.db.exec('claim runs', this.db.sql(sql), [
+      ...p.dueParams,
+      ...p.set,
+    ]);
+    const rows = (records.length > 0 ? records : Array.isArray(raw) ? raw : []) as Array<
+      Record<string, unknown>
+    >;
+    return rows.map((record) => ({ row: toRunRow(record), from: claimedFrom(record) }));
+  }
+
+  /** MySQL/MariaDB (no RETURNING): pick under row locks, claim, read back, in one transaction. */
+  private pickThenClaim(p: Picking): Promise<ClaimedRun[]> {
     return this.db.transaction(
       'claim runs',
       async (tx) => {
-        const { records } = await tx.exec(
-          'find due runs',
-          `${select} FOR UPDATE SKIP LOCKED`,
-          dueParams,
-        );
-        const ids = (records as Array<{ id: string }>).map((r) => r.id);
-        if (ids.length === 0) return [];
+        const found = await tx.exec('find due runs', `${p.select} FOR UPDATE SKIP LOCKED`, [
+          ...p.dueParams,
+        ]);
+        const picked = found.records;
+        if (picked.length === 0) return [];
+        const ids = picked.map((r) => String(r.id));
         const marks = ids.map(() => '?').join(', ');
         await tx.exec(
           'claim runs',
-          `UPDATE waymark_runs SET ${lease.claimSet} WHERE id IN (${marks})`,
-          [...set, ...ids],
+          `UPDATE waymark_runs SET ${p.claimSet} WHERE id IN (${marks})`,
+          [...p.set, ...ids],
         );
         const claimed = await tx.exec(
           'read claimed runs',
           `SELECT * FROM waymark_runs WHERE id IN (${marks})`,
           ids,
         );
-        return claimed.records.map(toRunRow);
+        const before = new Map(picked.map((r) => [String(r.id), claimedFrom(r)]));
+        return claimed.records.map((record) => {
+          const row = toRunRow(record);
+          return { row, from: before.get(row.id)! };
+        });
       },
       // Lost to a claim on another Galera node: those runs are taken; the next poll looks
       // again at once, where a retry would wait out a growing backoff and starve this worker.

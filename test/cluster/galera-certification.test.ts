@@ -20,7 +20,7 @@ async function openStore(
   url: string,
 ): Promise<{ db: Database; store: RunStore; close(): Promise<void> }> {
   const dataSource = await new DataSource(dataSourceOptionsFromUrl(url)).initialize();
-  const db = new Database(dataSource, new Lifecycle(), { timeoutMs: 10_000 });
+  const db = new Database(dataSource, new Lifecycle(), { timeoutMs: 10_000, onRetry: () => {} });
   return { db, store: new RunStore(db), close: () => dataSource.destroy() };
 }
 
@@ -141,7 +141,7 @@ describe('claims and fenced writes on a 3-node Galera cluster', () => {
           }),
         ),
       );
-      const takers = claimed.flatMap((rows, i) => rows.map((row) => ({ worker: i + 1, row })));
+      const takers = claimed.flatMap((runs, i) => runs.map(({ row }) => ({ worker: i + 1, row })));
       expect(takers.map((t) => t.row.id)).toEqual([runId]);
       expect(takers[0].row.epoch).toBe(1);
       winners.push(`worker-${takers[0].worker}`);

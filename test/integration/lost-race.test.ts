@@ -20,7 +20,7 @@ describe.each(['mariadb', 'postgres'] as const)(
       other = await new DataSource(dataSourceOptionsFromUrl(db.url)).initialize();
       await dataSource.query('CREATE TABLE race_rows (id INT PRIMARY KEY, n INT NOT NULL)');
       await dataSource.query('INSERT INTO race_rows (id, n) VALUES (1, 0), (2, 0)');
-      store = new Database(dataSource, new Lifecycle(), { timeoutMs: 10_000 });
+      store = new Database(dataSource, new Lifecycle(), { timeoutMs: 10_000, onRetry: () => {} });
     });
 
     afterAll(async () => {

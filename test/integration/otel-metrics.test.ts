@@ -2,6 +2,7 @@ import { MeterProvider, MetricReader, type ResourceMetrics } from '@opentelemetr
 import { container as rootContainer, injectable } from 'tsyringe';
 import { Retry, Step, Workflow, Waymark, type WaymarkRuntime } from 'waymark';
 import { meterRuns } from 'waymark/otel';
+import { createTestRuntime, SimulatedCrash, type TestRuntime } from 'waymark/testing';
 
 /** A reader collected on demand, as a pull exporter (Prometheus) collects. */
 class OnDemandReader extends MetricReader {
@@ -120,5 +121,62 @@ describe('meterRuns', () => {
     const metrics = byName((await reader.collect()).resourceMetrics);
     expect(metrics.get('waymark.runs.started')?.points ?? []).toEqual([]);
     expect(metrics.has('waymark.queue.depth')).toBe(false);
+  });
+});
+
+describe('meterRuns: claims', () => {
+  let runtime: TestRuntime;
+  let reader: OnDemandReader;
+  let provider: MeterProvider;
+
+  beforeEach(async () => {
+    reader = new OnDemandReader();
+    provider = new MeterProvider({ readers: [reader] });
+    runtime = await createTestRuntime({
+      clock: 'fake',
+      container: rootContainer.createChildContainer(),
+    });
+  });
+  afterEach(async () => {
+    await runtime.close();
+    await provider.shutdown();
+  });
+
+  const points = async (name: string): Promise<Point[]> =>
+    byName((await reader.collect()).resourceMetrics).get(name)?.points ?? [];
+
+  it('reports how long a queued run waited for a worker, and a run taken over from a dead process', async () => {
+    meterRuns(runtime, { meter: provider.getMeter('test'), queueGauges: false });
+    const queued = await runtime.start(Billing, 'bill', ['queued'], { queue: true });
+    const delayed = await runtime.start(Billing, 'bill', ['delayed'], { at: '1s' });
+    await runtime.clock.advance(4_000);
+    const worker = runtime.startWorker({ pollInterval: '10ms' });
+    await expect(queued.result()).resolves.toBe('charged queued');
+    await expect(delayed.result()).resolves.toBe('charged delayed');
+    await worker.stop();
+    const waits = await points('waymark.queue.wait');
+    const billing = { 'waymark.workflow': 'billing', 'waymark.queue': '' };
+    expect(waits).toEqual([
+      {
+        attributes: { ...billing, 'waymark.claimed_from': 'pending' },
+        value: expect.objectContaining({ count: 1, sum: 4 }),
+      },
+      {
+        attributes: { ...billing, 'waymark.claimed_from': 'waiting' },
+        value: expect.objectContaining({ count: 1, sum: 3 }),
+      },
+    ]);
+    expect(await points('waymark.lease.takeovers')).toEqual([]);
+
+    runtime.crash.before('Billing.charge');
+    await expect(runtime.run(Billing, 'bill', ['crashed'])).rejects.toThrow(SimulatedCrash);
+    runtime = await runtime.restart();
+    meterRuns(runtime, { meter: provider.getMeter('test'), queueGauges: false });
+    const again = runtime.startWorker({ pollInterval: '10ms' });
+    await expect(runtime.handle('billing-crashed').result()).resolves.toBe('charged crashed');
+    await again.stop();
+    expect(await points('waymark.lease.takeovers')).toEqual([
+      { attributes: { 'waymark.workflow': 'billing', 'waymark.queue': '' }, value: 1 },
+    ]);
   });
 });

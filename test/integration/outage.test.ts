@@ -9,6 +9,7 @@ import {
   WorkflowContext,
   dataSourceOptionsFromUrl,
   type Duration,
+  type WaymarkEvents,
   type WaymarkRuntime,
 } from 'waymark';
 import { createTestDatabase, type Backend, type TestDatabase } from '../support/databases';
@@ -146,6 +147,8 @@ describe.each(['mariadb', 'postgres'] as const)('a database outage on %s', (back
 
   it('an outage longer than storeRetryTimeout leaves the run resumable, with an error naming the cause', async () => {
     const runtime = await open({ storeRetryTimeout: '300ms' });
+    const retries: Array<WaymarkEvents['store.retrying']> = [];
+    runtime.on('store.retrying', (retry) => retries.push(retry));
     const id = `long-${Date.now()}`;
     try {
       const done = scope
@@ -158,6 +161,16 @@ describe.each(['mariadb', 'postgres'] as const)('a database outage on %s', (back
       expect(error).toBeInstanceOf(StoreUnavailableError);
       expect((error as Error).message).toMatch(/^waymark could not .+: .+/);
       expect((error as Error).cause).toBeDefined();
+      // Each retry is told (what `waymark.store.retries` counts). PostgreSQL refusing
+      // connections is an outage to wait out; MariaDB's locked account answers "access
+      // denied", which no retry outlasts, so nothing is retried there.
+      if (backend === 'postgres') {
+        expect(retries.length).toBeGreaterThan(0);
+        expect(retries[0]).toMatchObject({ operation: expect.any(String), attempt: 1 });
+        expect(retries[0].delayMs).toBeGreaterThan(0);
+      } else {
+        expect(retries).toEqual([]);
+      }
     } finally {
       await refuseConnections(false);
       await runtime.close({ grace: 100 });

@@ -44,7 +44,7 @@ describe.each(ALL_BACKENDS)('step checkpoints fenced by the claim on %s', (backe
     db = await createTestDatabase(backend);
     dataSource = await new DataSource(dataSourceOptionsFromUrl(db.url)).initialize();
     await new Migrator(dataSource).migrate();
-    database = new Database(dataSource, new Lifecycle(), { timeoutMs: 10_000 });
+    database = new Database(dataSource, new Lifecycle(), { timeoutMs: 10_000, onRetry: () => {} });
     store = new RunStore(database);
     leases = new Leases(database, store);
   });
@@ -172,7 +172,10 @@ describe('M0011FenceStepsByKey on a MariaDB database that already holds steps', 
     const before = waymarkMigrations.filter((m) => new m().name !== 'M0011FenceStepsByKey');
     expect(before).toHaveLength(waymarkMigrations.length - 1);
     await new Migrator(dataSource, before).migrate();
-    const database = new Database(dataSource, new Lifecycle(), { timeoutMs: 10_000 });
+    const database = new Database(dataSource, new Lifecycle(), {
+      timeoutMs: 10_000,
+      onRetry: () => {},
+    });
     const store = new RunStore(database);
     const now = Date.now();
     await store.insertRun(

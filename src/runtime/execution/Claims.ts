@@ -2,11 +2,12 @@ import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../ground/Clock';
 import type { LeaseHolder } from '../../ground/ProcessIdentity';
 import type { ResolvedQueue } from '../../policies/FlowLimits';
-import type { ClaimToken, Leases } from '../../store/Leases';
+import type { ClaimedFrom, ClaimedRun, ClaimToken, Leases } from '../../store/Leases';
 import type { NamedQueueClaims } from '../../store/NamedQueueClaims';
 import type { RunRow } from '../../store/rows';
 import type { TakeOver } from '../../store/RunControl';
 import type { RunClaims } from '../../store/RunClaims';
+import type { RuntimeEvents } from './RuntimeEvents';
 
 export type { ClaimToken } from '../../store/Leases';
 
@@ -19,6 +20,8 @@ export interface ClaimsDeps {
   readonly self: LeaseHolder;
   readonly leaseMs: number;
   readonly clock: Clock;
+  /** Told of each claim a worker makes (`run.claimed`) and each take-over (`run.taken_over`). */
+  readonly events: RuntimeEvents;
 }
 
 /** Which runs a worker may take. */
@@ -32,6 +35,11 @@ export interface ClaimFilter {
 export interface Claimed {
   readonly row: RunRow;
   readonly claim: ClaimToken;
+}
+
+/** A run a worker's claim took, and what it was before: queued, due, or taken over. */
+export interface WorkerClaim extends Claimed {
+  readonly from: ClaimedFrom;
 }
 
 /** A new run's lease, given to the insert that creates it claimed. */
@@ -60,25 +68,29 @@ export class Claims {
   }
 
   /** Takes `row` over from whoever held its epoch; undefined when another claim moved it first. */
-  take(row: RunRow): Promise<ClaimToken | undefined> {
+  async take(row: RunRow): Promise<ClaimToken | undefined> {
     const { leases, self, leaseMs, clock } = this.deps;
-    return leases.claim(row, self, mint(), leaseMs, clock.now());
+    const claim = await leases.claim(row, self, mint(), leaseMs, clock.now());
+    if (claim && row.status === 'running') this.tookOver(row);
+    return claim;
   }
 
   /** Claims pending, due and abandoned runs of the default queue. */
-  async fromDefaultQueue(filter: ClaimFilter): Promise<Claimed[]> {
+  async fromDefaultQueue(filter: ClaimFilter): Promise<WorkerClaim[]> {
     const { queue, self, leaseMs, clock } = this.deps;
     const token = mint();
-    const rows = await queue.claim({ holder: self, token, now: clock.now(), leaseMs, ...filter });
-    return rows.map((row) => claimedRow(row, token));
+    const now = clock.now();
+    const rows = await queue.claim({ holder: self, token, now, leaseMs, ...filter });
+    return rows.map((run) => this.told(claimedRow(run, token), now));
   }
 
   /** Claims from a named queue, within its limits (checked in the database). */
-  async fromQueue(named: ResolvedQueue, filter: ClaimFilter): Promise<Claimed[]> {
+  async fromQueue(named: ResolvedQueue, filter: ClaimFilter): Promise<WorkerClaim[]> {
     const { queues, self, leaseMs, clock } = this.deps;
     const token = mint();
-    const request = { queue: named, holder: self, token, now: clock.now(), leaseMs, ...filter };
-    return (await queues.claim(request)).map((row) => claimedRow(row, token));
+    const now = clock.now();
+    const request = { queue: named, holder: self, token, now, leaseMs, ...filter };
+    return (await queues.claim(request)).map((run) => this.told(claimedRow(run, token), now));
   }
 
   /** An operator action's take-over: by this runtime, or (`queue`) left `pending` for a worker. */
@@ -88,10 +100,29 @@ export class Claims {
     if (queue) return { holder: null, token, leaseMs: null, now };
     return { holder: this.deps.self, token, leaseMs: this.deps.leaseMs, now };
   }
+
+  /** Tells what a worker's claim took: a queued or due run (and its wait), or a take-over. */
+  private told(claimed: WorkerClaim, claimedAt: number): WorkerClaim {
+    const { row, from } = claimed;
+    if (from.status === 'running') {
+      this.tookOver(row);
+    } else {
+      // A clock moved back (or a row written by a runtime whose clock runs ahead) waited 0.
+      const waitedMs = Math.max(0, claimedAt - (from.readySince ?? claimedAt));
+      const [runId, workflow, queue] = [row.id, row.workflow, row.queueName ?? null];
+      this.deps.events.emit('run.claimed', { runId, workflow, queue, from: from.status, waitedMs });
+    }
+    return claimed;
+  }
+
+  private tookOver(row: RunRow): void {
+    const [runId, workflow, queue] = [row.id, row.workflow, row.queueName ?? null];
+    this.deps.events.emit('run.taken_over', { runId, workflow, queue });
+  }
 }
 
-function claimedRow(row: RunRow, token: string): Claimed {
-  return { row, claim: { runId: row.id, epoch: row.epoch, token } };
+function claimedRow({ row, from }: ClaimedRun, token: string): WorkerClaim {
+  return { row, from, claim: { runId: row.id, epoch: row.epoch, token } };
 }
 
 /** A token no other claim, in any process, has. */

@@ -9,6 +9,19 @@ export interface WaymarkEvents {
   'run.failed': { runId: string; workflow: string; error: unknown };
   'run.needs_attention': { runId: string; workflow: string; error: unknown };
   'run.cancelled': { runId: string; reason: string | undefined };
+  /**
+   * A worker claimed a run that was queued (`pending`) or due (`waiting` whose time came);
+   * `waitedMs` is how long it was ready before a worker took it (the queue's wait).
+   */
+  'run.claimed': {
+    runId: string;
+    workflow: string;
+    queue: string | null;
+    from: 'pending' | 'waiting';
+    waitedMs: number;
+  };
+  /** A worker took over a run whose lease lapsed: its holder died, stalled or lost the database. */
+  'run.taken_over': { runId: string; workflow: string; queue: string | null };
   /** Released until `wakeAt` (a long backoff, a timer, a signal): no process holds it. */
   'run.waiting': { runId: string; workflow: string; wakeAt: number | null };
   'step.started': { runId: string; seq: number; step: string };
@@ -31,6 +44,11 @@ export interface WaymarkEvents {
   'limiter.paused': { limiter: string; until: number; runId: string; step: string };
   /** A schedule's tick was started as run `runId` (by this process; exactly one per tick). */
   'schedule.fired': { schedule: string; runId: string; tick: number };
+  /**
+   * A database operation failed with a transient error (a lost connection, a lock, a server
+   * starting) and is tried again after `delayMs`; `attempt` counts the tries so far.
+   */
+  'store.retrying': { operation: string; attempt: number; delayMs: number; error: unknown };
 }
 
 /** Name of a {@link WaymarkEvents} event. */

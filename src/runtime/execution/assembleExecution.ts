@@ -19,7 +19,7 @@ import { RunObserver } from './RunObserver';
 import type { RunOperations } from './RunScope';
 import { RunStarter } from './RunStarter';
 import { RunWaiters } from './RunWaiters';
-import { RuntimeEvents } from './RuntimeEvents';
+import type { RuntimeEvents } from './RuntimeEvents';
 import type { BodyInvoker } from './StepPath';
 import { StoredCalls, type ResolveInstance } from './StoredCalls';
 
@@ -37,6 +37,8 @@ export interface ExecutionSettings {
   readonly hooks: StepHooks;
   readonly invoker: BodyInvoker;
   readonly sharesApplicationDataSource: boolean;
+  /** The runtime's events, made before the stores (which tell of retries through them). */
+  readonly events: RuntimeEvents;
   readonly resolveInstance: ResolveInstance;
 }
 
@@ -66,7 +68,7 @@ const ENDS = ['run.completed', 'run.failed', 'run.cancelled', 'run.needs_attenti
 export function assembleExecution(s: ExecutionSettings): ExecutionFloor {
   const { stores, codec, clock, logger, lifecycle, self, leaseMs } = s;
   const { runs: store, runClaims: queue } = stores;
-  const events = new RuntimeEvents(logger);
+  const { events } = s;
   const flows = new FlowRegistry();
   const limiters = new LimiterGate({
     slots: stores.limiterSlots,
@@ -74,7 +76,7 @@ export function assembleExecution(s: ExecutionSettings): ExecutionFloor {
   });
   const claims = new Claims({
     ...{ queue, leases: stores.leases, queues: stores.queueClaims },
-    ...{ self, leaseMs, clock },
+    ...{ self, leaseMs, clock, events },
   });
   const observer = new RunObserver(store, codec, clock, lifecycle, self);
   const execution = new RunExecution({ store, queue, codec, clock, events, lifecycle, logger });

@@ -21,9 +21,10 @@ import { probing, userTransaction, type UserWork } from './userTransaction';
 
 export type { UserWork } from './userTransaction';
 
-/** How long one operation keeps retrying through a database outage. */
+/** How long one operation keeps retrying through a database outage, and who is told of each retry. */
 export interface RetrySettings {
   readonly timeoutMs: number;
+  readonly onRetry: (operation: string, error: unknown, delayMs: number, attempt: number) => void;
 }
 
 /** How {@link Database.transaction} runs its work; see there. */
@@ -248,6 +249,7 @@ export class Database {
     return retryTransient(work, error, started, {
       timeoutMs: this.retry.timeoutMs,
       assertGoOn: () => this.lifecycle.assertAlive(operation),
+      onRetry: (last, delayMs, attempt) => this.retry.onRetry(operation, last, delayMs, attempt),
       giveUp: (last) => this.wrap(operation, last),
     });
   }

@@ -9,6 +9,8 @@ export interface TransientRetry {
   readonly timeoutMs: number;
   /** Throws to stop at once (the runtime died meanwhile); called around each wait. */
   readonly assertGoOn?: () => void;
+  /** Told before each wait: the failure, the wait, and how many tries failed so far. */
+  readonly onRetry?: (error: unknown, delayMs: number, attempt: number) => void;
   /**
    * The error to throw for the last failure: `retriedMs` is how long the operation was
    * retried when an outage outlasted `timeoutMs`, undefined when the failure is not one a
@@ -38,12 +40,14 @@ export async function retryTransient<T>(
   started: number,
   options: TransientRetry,
 ): Promise<T> {
-  for (let delay = FIRST_DELAY_MS; ; delay = Math.min(delay * 2, MAX_DELAY_MS)) {
+  for (let delay = FIRST_DELAY_MS, attempt = 1; ; delay = Math.min(delay * 2, MAX_DELAY_MS)) {
     if (!isTransientStoreError(error)) throw options.giveUp(error, undefined);
     const elapsed = Date.now() - started;
     if (elapsed + delay > options.timeoutMs) throw options.giveUp(error, elapsed);
     options.assertGoOn?.();
-    await new Promise((resolve) => setTimeout(resolve, delay * (0.5 + Math.random() / 2)));
+    const wait = Math.round(delay * (0.5 + Math.random() / 2));
+    options.onRetry?.(error, wait, attempt++);
+    await new Promise((resolve) => setTimeout(resolve, wait));
     options.assertGoOn?.();
     try {
       return await work();

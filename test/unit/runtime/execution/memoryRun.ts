@@ -54,13 +54,16 @@ export async function openMemoryStore(): Promise<MemoryStore> {
   await applyMigrations(dataSource, 1000);
   const lifecycle = new Lifecycle();
   const codec = new Codec();
-  const stores = new Stores(new Database(dataSource, lifecycle, { timeoutMs: 1000 }), {
-    lifecycle,
-    holder: 'unit-test',
-    decode: (text, path) => codec.decode(text, path),
-    admitSignal: () => undefined,
-    groupCommit: null,
-  });
+  const stores = new Stores(
+    new Database(dataSource, lifecycle, { timeoutMs: 1000, onRetry: () => {} }),
+    {
+      lifecycle,
+      holder: 'unit-test',
+      decode: (text, path) => codec.decode(text, path),
+      admitSignal: () => undefined,
+      groupCommit: null,
+    },
+  );
   const { runs: store, leases } = stores;
   const clock = realClock;
   const self = { owner: 'unit', host: localHost(), process: localProcess('unit-test') };
@@ -72,6 +75,7 @@ export async function openMemoryStore(): Promise<MemoryStore> {
     self,
     leaseMs: 30_000,
     clock,
+    events: new RuntimeEvents(quietConsoleLogger),
   });
   const acquirer = new RunAcquirer({ store, claims, codec, clock, self, onHeld: () => undefined });
   const identity = (call: WorkflowCall) => ({

@@ -77,3 +77,26 @@ describe('retrying through a database outage', () => {
     expect(calls.count).toBe(1);
   });
 });
+
+describe('telling of each retry', () => {
+  it('calls onRetry before each wait with the failure, the wait and the count, and not for a failure it gives up on', async () => {
+    const { run } = work([refused, refused, denied]);
+    const told: Array<[string, number, number]> = [];
+    const error = await withTransientRetry(run, {
+      timeoutMs: 10_000,
+      giveUp: gaveUp,
+      onRetry: (failure, delayMs, attempt) =>
+        told.push([(failure as Error).message, delayMs, attempt]),
+    }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ message: 'gave up: Access denied' });
+    expect(told.map(([message, , attempt]) => [message, attempt])).toEqual([
+      ['connect ECONNREFUSED', 1],
+      ['connect ECONNREFUSED', 2],
+    ]);
+    // Jittered to 50-100% of 25 ms, then of 50 ms.
+    expect(told[0][1]).toBeGreaterThanOrEqual(12);
+    expect(told[0][1]).toBeLessThanOrEqual(25);
+    expect(told[1][1]).toBeGreaterThanOrEqual(25);
+    expect(told[1][1]).toBeLessThanOrEqual(50);
+  });
+});
