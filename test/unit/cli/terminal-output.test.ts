@@ -159,6 +159,20 @@ describe('Output', () => {
     expect(JSON.parse(stdout.text)).toEqual({ message: HOSTILE });
   });
 
+  it('keeps JSON free of raw zero-width and other format characters, emoji whole', () => {
+    const value = {
+      message: 'a\u200bb\ufeff\u2060\u00ad\u{e0041}\u202e',
+      emoji: '\u{1f469}\u200d\u{1f4bb} مرحبا',
+    };
+    const text = Output.jsonText(value, 2);
+    expect(text).toContain('"a\\u200bb\\ufeff\\u2060\\u00ad\\udb40\\udc41\\u202e"');
+    expect(text).toContain('"\u{1f469}\u200d\u{1f4bb} مرحبا"');
+    expect(text.replace('\u200d', '')).not.toMatch(
+      /[\u00ad\u200b-\u200f\u202a-\u202e\u2060\ufeff]/u,
+    );
+    expect(JSON.parse(text)).toEqual(value);
+  });
+
   it('stops writing quietly once the reader of stdout has gone (EPIPE)', () => {
     let onError: ((error: NodeJS.ErrnoException) => void) | undefined;
     const stdout = Object.assign(new Captured(false), {
