@@ -1,3 +1,4 @@
+import { SHOWN_TEXT_PATTERN } from '../ground/escapedCharacters';
 import { palette, type Palette } from './Palette';
 import { terminalSafe } from './terminalSafe';
 
@@ -9,10 +10,23 @@ export interface OutputStream {
 }
 
 /**
- * Characters `JSON.stringify` leaves as they are that a terminal may still act on: C1
- * controls and the Unicode direction overrides. Escaped as `\uXXXX`, the JSON means the same.
+ * What a terminal may act on or hide (`SHOWN_TEXT_PATTERN`, as `terminalSafe` escapes it).
+ * `JSON.stringify` escapes C0 controls inside strings but leaves C1 controls, the bidi
+ * controls and the zero-width and other format characters as they are.
  */
-const JSON_UNSAFE = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const JSON_UNSAFE = new RegExp(SHOWN_TEXT_PATTERN.source, SHOWN_TEXT_PATTERN.flags);
+
+/** The line breaks and tabs of indented JSON: outside strings, where `\uXXXX` is no JSON. */
+const JSON_LAYOUT = new Set(['\n', '\r', '\t']);
+
+/** `char` as JSON string escapes, one `\uXXXX` per UTF-16 unit: the JSON means the same. */
+function jsonEscape(char: string): string {
+  let escaped = '';
+  for (let i = 0; i < char.length; i++) {
+    escaped += `\\u${char.charCodeAt(i).toString(16).padStart(4, '0')}`;
+  }
+  return escaped;
+}
 
 /**
  * Where commands write: results on stdout, errors and warnings on stderr, each coloured
@@ -67,7 +81,8 @@ export class Output {
   static jsonText(value: unknown, indent?: number): string {
     return JSON.stringify(value, null, indent).replace(
       JSON_UNSAFE,
-      (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+      (match: string, kept: string | undefined) =>
+        kept !== undefined || JSON_LAYOUT.has(match) ? match : jsonEscape(match),
     );
   }
 

@@ -222,6 +222,47 @@ describe('the web console in Chromium', () => {
     await expect(proposal.result()).rejects.toThrow('not approved');
   });
 
+  it('shows bidi, zero-width and other control characters as marked escapes, other text as written', async () => {
+    const fileName = 'invoice_2026\u202efdp.exe';
+    const proposal = await runtime.start(ConsoleShop, 'proposeRefund', ['b6', 20, fileName]);
+    const args = page.locator(`#waiting-list li[data-run-id="${proposal.runId}"] pre.args`);
+    await args.filter({ hasText: 'invoice_2026' }).waitFor();
+    const proposed = await args.innerText();
+    expect(proposed).toContain('"note":"invoice_2026\\u202efdp.exe"');
+    expect(proposed).not.toContain('\u202e');
+    expect(await args.locator('span.escaped').allInnerTexts()).toEqual(['\\u202e']);
+    expect(await args.locator('span.escaped').getAttribute('title')).toMatch(/^U\+202E: /);
+
+    // Right-to-left letters, CJK, emoji (one joined by U+200D) and the line break are text.
+    const written =
+      'ok \u2067evil\u2069 zero\u200bwidth\ufeff\u2060 مرحبا שלום 中文 \u{1f469}\u200d\u{1f4bb}\nline 2\u0007';
+    const notes = await runtime.start(ConsoleShop, 'notes', ['b6\u202e', written]);
+    await notes.result();
+    await page.click('#filters button[data-status="all"]');
+    const listed = page.locator(row(notes.runId));
+    await listed.waitFor();
+    expect(await listed.locator('td.run-id').innerText()).toBe('notes-b6\\u202e');
+    await listed.click();
+    const stream = page.locator('#streams .stream[data-stream="notes"] pre');
+    await until(
+      () => stream.innerText(),
+      (shown) => shown.startsWith('ok '),
+    );
+    expect(await stream.innerText()).toBe(
+      'ok \\u2067evil\\u2069 zero\\u200bwidth\\ufeff\\u2060 مرحبا שלום 中文 \u{1f469}\u200d\u{1f4bb}\nline 2\\x07',
+    );
+    expect(await stream.locator('span.escaped').count()).toBe(6);
+    expect(await page.innerText('#detail-title')).toBe('Timeline of notes-b6\\u202e');
+    expect(await page.innerText('#run-facts')).toContain('notes-b6\\u202e');
+
+    // The one format character left on the page is the joiner inside the emoji.
+    const everything = (await page.innerText('body')).replaceAll('\u{1f469}\u200d\u{1f4bb}', '');
+    // eslint-disable-next-line no-control-regex
+    expect(everything).not.toMatch(/[\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff\u0007]/);
+    await page.locator(`#waiting-list li[data-run-id="${proposal.runId}"] button.reject`).click();
+    await expect(proposal.result()).rejects.toThrow('not approved');
+  });
+
   it('shows stored markup as text and never runs it', async () => {
     await openTimeline(runs.markup);
     await page.waitForSelector('#outcome:not([hidden])');

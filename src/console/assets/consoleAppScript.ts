@@ -3,8 +3,8 @@
  * (`#token=…`) into sessionStorage and out of the address bar, polls the JSON API every
  * 2 s, and fills the runs list (status filters), the run detail (`detail.js`) and the
  * approvals list (a page of 50 runs waiting for a signal, with Newer / Older), only through
- * `textContent` and DOM nodes: a stored value that looks like markup shows as text. Plain
- * browser JavaScript, no build step.
+ * text nodes (`WaymarkDom.fill`): a stored value that looks like markup shows as text, its
+ * control and invisible characters as marked escapes. Plain browser JavaScript, no build step.
  */
 export const CONSOLE_APP_SCRIPT = String.raw`'use strict';
 (function () {
@@ -41,7 +41,7 @@ export const CONSOLE_APP_SCRIPT = String.raw`'use strict';
 
   function showProblem(message) {
     var problem = byId('problem');
-    problem.textContent = message || '';
+    dom.fill(problem, message || '');
     problem.hidden = !message;
   }
 
@@ -127,7 +127,7 @@ export const CONSOLE_APP_SCRIPT = String.raw`'use strict';
     var button = byId('cancel-run');
     if (button.dataset.armed !== 'yes') {
       button.dataset.armed = 'yes';
-      button.textContent = 'Click again to cancel ' + detail.selected();
+      dom.fill(button, 'Click again to cancel ' + detail.selected());
       setTimeout(resetCancel, 4000);
       return;
     }

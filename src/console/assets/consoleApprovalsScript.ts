@@ -6,7 +6,8 @@
  * button decides `approved`, whatever the field says). A run waiting for a tool call's
  * approval (`approve:<toolCallId>`, from `waymark/ai`) also shows the tool's name and the
  * proposed arguments (`run.approval`, already cut by the server), as text: stored values
- * are never markup. Plain browser JavaScript.
+ * are never markup, and their control and invisible characters show escaped. Plain browser
+ * JavaScript.
  */
 export const CONSOLE_APPROVALS_SCRIPT = String.raw`'use strict';
 (function () {
@@ -25,7 +26,7 @@ export const CONSOLE_APPROVALS_SCRIPT = String.raw`'use strict';
 
   function say(parts, text, isError) {
     parts.message.className = isError ? 'message error' : 'message';
-    parts.message.textContent = text;
+    dom.fill(parts.message, text);
   }
 
   async function answer(run, approved, parts, send) {
@@ -63,7 +64,7 @@ export const CONSOLE_APPROVALS_SCRIPT = String.raw`'use strict';
       parts.args,
     ]);
     parts.textarea.placeholder = 'payload, JSON object (optional): {"by": "dana"}';
-    parts.textarea.setAttribute('aria-label', 'signal payload for ' + run.runId);
+    parts.textarea.setAttribute('aria-label', 'signal payload for ' + dom.shown(run.runId));
     parts.approve.type = parts.reject.type = 'button';
     var item = dom.element('li', { data: { runId: run.runId } }, [
       dom.element('div', { className: 'who' }, [
@@ -83,13 +84,13 @@ export const CONSOLE_APPROVALS_SCRIPT = String.raw`'use strict';
   // approval: { tool, toolCallId, input: { json, truncated, length } }, or absent.
   function showProposal(parts, approval) {
     parts.proposal.hidden = !approval;
-    parts.tool.textContent = approval ? approval.tool : '';
+    dom.fill(parts.tool, approval ? approval.tool : '');
     var input = approval ? approval.input : null;
-    parts.args.textContent = !input
+    dom.fill(parts.args, !input
       ? ''
       : input.truncated
         ? input.json + '… (' + (input.length - input.json.length) + ' more characters)'
-        : input.json;
+        : input.json, true);
   }
 
   /**
@@ -103,7 +104,7 @@ export const CONSOLE_APPROVALS_SCRIPT = String.raw`'use strict';
     var shown = waiting.map(function (run) {
       var item = items.get(run.runId) || itemFor(run);
       items.set(run.runId, item);
-      item.parts.signal.textContent = run.waitingFor;
+      dom.fill(item.parts.signal, run.waitingFor);
       item.parts.until.textContent = run.wakeAt ? 'until ' + dom.formatTime(run.wakeAt) : '';
       showProposal(item.parts, run.approval);
       item.parts.approve.onclick = function () {

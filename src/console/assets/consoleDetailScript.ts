@@ -91,7 +91,7 @@ export const CONSOLE_DETAIL_SCRIPT = String.raw`'use strict';
       var steps = sortedSteps();
       byId('detail-empty').hidden = true;
       byId('detail-body').hidden = false;
-      byId('detail-title').textContent = 'Timeline of ' + run.runId;
+      dom.fill(byId('detail-title'), 'Timeline of ' + run.runId);
       var facts = [].concat(
         fact('run', run.runId),
         fact('workflow', run.workflow + (run.version ? ' v' + run.version : '')),
@@ -118,7 +118,7 @@ export const CONSOLE_DETAIL_SCRIPT = String.raw`'use strict';
       byId('outcome-title').hidden = byId('outcome').hidden = !outcome;
       if (outcome) {
         byId('outcome-title').textContent = 'result' in outcome ? 'Result' : 'Error';
-        byId('outcome').textContent = JSON.stringify('result' in outcome ? outcome.result : outcome.error, null, 2);
+        dom.fill(byId('outcome'), JSON.stringify('result' in outcome ? outcome.result : outcome.error, null, 2), true);
       }
       byId('cancel-run').hidden = ENDED.indexOf(run.status) >= 0;
     }

@@ -1,17 +1,80 @@
+import { SHOWN_TEXT_PATTERN } from '../../ground/escapedCharacters';
+
 /**
  * `dom.js`: what the other console scripts share, `window.WaymarkDom`: building elements
- * whose text is set with `textContent` (never parsed as markup), status badges, stored values
- * (short ones inline, long ones expandable), and how times and durations read. Plain browser
- * JavaScript, no build step.
+ * whose text is set as text nodes (never parsed as markup) with every control and invisible
+ * format character shown as a marked escape (`fill`, on the CLI's `SHOWN_TEXT_PATTERN`),
+ * status badges, stored values (short ones inline, long ones expandable), and how times and
+ * durations read. Plain browser JavaScript, no build step.
  */
 export const CONSOLE_DOM_SCRIPT = String.raw`'use strict';
 (function () {
-  /** An element with text and children; never parses markup. */
+  var SHOWN = new RegExp(${JSON.stringify(SHOWN_TEXT_PATTERN.source)}, ${JSON.stringify(SHOWN_TEXT_PATTERN.flags)});
+  var NAMED = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+  /** The escape of one code point, as the CLI writes it: \x1b, \n, \u202e, \u{e0041}. */
+  function escapeOf(char) {
+    if (NAMED[char]) return NAMED[char];
+    var code = char.codePointAt(0);
+    var hex = code.toString(16);
+    if (code <= 0xff) return '\\x' + hex.padStart(2, '0');
+    return code <= 0xffff ? '\\u' + hex.padStart(4, '0') : '\\u{' + hex + '}';
+  }
+
+  /** Whether a match shows as it is: a whole emoji sequence, or a line break a pre shows. */
+  function kept(match, sequence, keepLines) {
+    return sequence !== undefined || (keepLines === true && (match === '\n' || match === '\t'));
+  }
+
+  /**
+   * text (any value) with each control and invisible format character as its escape, for
+   * where no mark can go (an attribute, an SVG title); keepLines leaves newlines and tabs.
+   */
+  function shown(text, keepLines) {
+    return String(text).replace(SHOWN, function (match, sequence) {
+      return kept(match, sequence, keepLines) ? match : escapeOf(match);
+    });
+  }
+
+  /** The mark of one escaped character: a highlighted box saying which code point it is. */
+  function mark(node, char) {
+    var svg = node.namespaceURI === 'http://www.w3.org/2000/svg';
+    var box = svg ? document.createElementNS(node.namespaceURI, 'tspan') : document.createElement('span');
+    box.setAttribute('class', 'escaped');
+    var code = 'U+' + char.codePointAt(0).toString(16).toUpperCase().padStart(4, '0');
+    if (!svg) box.title = code + ': an invisible or control character, shown escaped';
+    box.textContent = escapeOf(char);
+    return box;
+  }
+
+  /**
+   * Replaces node's content with text (any value) as text nodes, never markup: each control
+   * and invisible format character (a bidi override reorders what a person checks, a
+   * zero-width one hides) shows as its escape in a mark. keepLines leaves newlines and tabs
+   * for a pre to show.
+   */
+  function fill(node, text, keepLines) {
+    text = text === undefined || text === null ? '' : String(text);
+    var parts = [];
+    var last = 0;
+    text.replace(SHOWN, function (match, sequence, offset) {
+      if (kept(match, sequence, keepLines)) return match;
+      if (offset > last) parts.push(text.slice(last, offset));
+      parts.push(mark(node, match));
+      last = offset + match.length;
+      return match;
+    });
+    if (last < text.length) parts.push(text.slice(last));
+    node.replaceChildren.apply(node, parts);
+    return node;
+  }
+
+  /** An element with text and children; never parses markup. A pre keeps its lines. */
   function element(tag, options, children) {
     var node = document.createElement(tag);
     options = options || {};
     if (options.className) node.className = options.className;
-    if (options.text !== undefined && options.text !== null) node.textContent = String(options.text);
+    if (options.text !== undefined && options.text !== null) fill(node, options.text, tag === 'pre');
     Object.keys(options.data || {}).forEach(function (key) {
       node.dataset[key] = String(options.data[key]);
     });
@@ -66,6 +129,6 @@ export const CONSOLE_DOM_SCRIPT = String.raw`'use strict';
     return iso ? new Date(iso).toISOString().slice(0, 19).replace('T', ' ') + 'Z' : '';
   }
 
-  window.WaymarkDom = { element: element, badge: badge, value: value, formatMs: formatMs, formatTime: formatTime };
+  window.WaymarkDom = { element: element, fill: fill, shown: shown, badge: badge, value: value, formatMs: formatMs, formatTime: formatTime };
 })();
 `;

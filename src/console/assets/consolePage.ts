@@ -1,6 +1,6 @@
 /**
  * The console page. It holds no data and no inline script or style (the CSP forbids both):
- * `app.js` fills it from the JSON API, always through `textContent`.
+ * `app.js` fills it from the JSON API, always as text (`WaymarkDom.fill`), never as markup.
  */
 export const CONSOLE_PAGE = `<!doctype html>
 <html lang="en">

@@ -3,12 +3,14 @@
  * showProblem)`. For the selected run it lists the streams (`GET api/runs/:id/streams`) and
  * follows each one as server-sent events read with `fetch` (an `EventSource` cannot send the
  * token header), reconnecting after the last offset seen. A restart marker drops the chunks
- * its step wrote before it. Plain browser JavaScript.
+ * its step wrote before it. Control and invisible characters show as marked escapes, line
+ * breaks as written. Plain browser JavaScript.
  */
 export const CONSOLE_STREAMS_SCRIPT = String.raw`'use strict';
 (function () {
   var MAX_SHOWN = 20000;
-  var element = window.WaymarkDom.element;
+  var dom = window.WaymarkDom;
+  var element = dom.element;
 
   function create(api, token, showProblem) {
     var state = { runId: null, open: new Map() };
@@ -22,7 +24,7 @@ export const CONSOLE_STREAMS_SCRIPT = String.raw`'use strict';
       var shown = stream.parts.map(function (part) {
         return part.text;
       }).join('');
-      stream.pre.textContent = shown.length > MAX_SHOWN ? '\u2026' + shown.slice(-MAX_SHOWN) : shown;
+      dom.fill(stream.pre, shown.length > MAX_SHOWN ? '\u2026' + shown.slice(-MAX_SHOWN) : shown, true);
       stream.status.textContent = stream.parts.length + ' chunks' + (stream.ended ? ', ended' : ', live');
     }
 

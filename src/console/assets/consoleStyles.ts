@@ -105,6 +105,9 @@ td.error { color: var(--failed); word-break: break-word; }
 details.value summary { cursor: pointer; font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12.5px; overflow-wrap: anywhere; }
 details.value[open] summary { color: var(--muted, #666); }
 details.value pre { margin: 4px 0 0; padding: 6px 8px; background: var(--paper); border: 1px solid var(--line); border-radius: 6px; white-space: pre-wrap; word-break: break-word; max-height: 240px; overflow: auto; }
+/* A control or invisible character shown as its escape: boxed, so a person checking the text notices it. */
+span.escaped { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 0.92em; padding: 0 2px; margin: 0 1px; border: 1px solid var(--retrying); border-radius: 3px; background: #fff4d6; color: #8c1d18; white-space: nowrap; }
+.timeline tspan.escaped { fill: var(--failed); font-weight: 700; }
 span.value, dd.value { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12.5px; overflow-wrap: anywhere; }
 @media (max-width: 900px) { main { grid-template-columns: 1fr; } }
 `;

@@ -2,7 +2,8 @@
  * `timeline.js`: draws one run's steps as an SVG picture, `window.WaymarkTimeline.draw`.
  * A bar per step from its start to its end (or to now while it has none), coloured by
  * status; waits (`signal:…`, `sleep`) hatched; attempts beyond the first as `×N`. Every
- * stored string goes in through `textContent`. Plain browser JavaScript, no build step.
+ * stored string goes in as text (`WaymarkDom.fill`), control and invisible characters as
+ * marked escapes. Plain browser JavaScript, no build step.
  */
 export const CONSOLE_TIMELINE_SCRIPT = String.raw`'use strict';
 (function () {
@@ -23,7 +24,9 @@ export const CONSOLE_TIMELINE_SCRIPT = String.raw`'use strict';
     Object.keys(attributes || {}).forEach(function (key) {
       node.setAttribute(key, String(attributes[key]));
     });
-    if (text !== undefined) node.textContent = text;
+    // A title is a tooltip, which shows no mark: its escapes are plain text.
+    if (text !== undefined && name === 'title') node.textContent = dom.shown(text, true);
+    else if (text !== undefined) dom.fill(node, text);
     return node;
   }
 
@@ -157,7 +160,7 @@ export const CONSOLE_TIMELINE_SCRIPT = String.raw`'use strict';
       width: WIDTH,
       height: height,
       role: 'img',
-      'aria-label': 'step timeline of run ' + detail.run.runId,
+      'aria-label': 'step timeline of run ' + dom.shown(detail.run.runId),
     });
     picture.appendChild(hatchPattern());
     picture.appendChild(svg('line', { x1: LABEL, y1: TOP - 8, x2: LABEL + plot, y2: TOP - 8, class: 'axis' }));
