@@ -33,7 +33,14 @@ export class EarlierDecisions {
     // No wait named and none open: the run has moved on; its last decision answered the request.
     if (target === undefined) return this.signal(runId, name, 'ORDER BY id DESC', []);
     if (target !== waitSeq) {
-      const taken = await this.signal(runId, name, 'AND consumed_seq = ?', [target]);
+      // The decision that wait took; or one not taken yet, as the run resumes to take it: an
+      // approval is only stored while the run waits for it, so it answers the latest wait.
+      const taken = await this.signal(
+        runId,
+        name,
+        'AND (consumed_seq = ? OR consumed_seq IS NULL) ORDER BY id',
+        [target],
+      );
       if (taken) return taken;
       throw new InvalidArgumentError(
         `signal(): "${name}" for the wait at seq ${target}`,
@@ -59,6 +66,9 @@ export class EarlierDecisions {
     return records[0] ? Number(records[0].seq) : undefined;
   }
 
+  // Not a locking read: a decision this one must see was committed before the run's row lock
+  // was granted, so even MySQL's repeatable-read snapshot (taken at the first plain read, after
+  // that lock) holds it; locking the signal rows would deadlock with a wait taking one.
   private async signal(
     runId: string,
     name: string,
