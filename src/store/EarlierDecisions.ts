@@ -105,7 +105,7 @@ export class EarlierDecisions {
     if (found === decision.digest) return;
     throw new InvalidArgumentError(
       `signal(): "${name}" with digest ${decision.digest}`,
-      `is refused: the request run "${runId}" waits on ${found === undefined ? 'records no arguments' : `has digest ${found}`}; reload it and decide again`,
+      `is refused: run "${runId}" waits on ${found === undefined ? 'no recorded request' : `a request with digest ${found}`}; reload it and decide again`,
     );
   }
 }

@@ -522,7 +522,9 @@ describe('a long history in the console', () => {
       payload: { approved: true, waitSeq, digest: '0'.repeat(64) },
     });
     expect(stale.status).toBe(400);
-    expect(stale.body.error).toContain(`has digest ${digest}; reload it and decide again`);
+    expect(stale.body.error).toContain(
+      `waits on a request with digest ${digest}; reload it and decide again`,
+    );
 
     const decide = (approved: boolean, decidedBy: string) =>
       signal(proposal.runId, { name, payload: { approved, decidedBy, waitSeq, digest } });
