@@ -8,6 +8,7 @@ import {
 } from 'waymark';
 import { createTestRuntime, type TestRuntime } from 'waymark/testing';
 import { ALL_BACKENDS, createTestDatabase, type TestDatabase } from '../support/databases';
+import { digestOfRequest } from '../../src/model/approvalDecision';
 import { StagedApprovals } from '../support/fixtures/StagedApprovals';
 
 describe.each(ALL_BACKENDS)('one decision per approval request on %s', (backend) => {
@@ -48,8 +49,10 @@ describe.each(ALL_BACKENDS)('one decision per approval request on %s', (backend)
   /** The seq of the wait the run is parked at, once it is (what the console lists). */
   const openWait = async (handle: RunHandle, after = -1): Promise<number> => {
     for (let i = 0; i < 500; i++) {
+      // Status first: a history read before it could predate the wait it reports.
+      const waiting = (await handle.status()) === 'waiting';
       const [last] = await handle.history({ order: 'desc', limit: 1 });
-      if ((await handle.status()) === 'waiting' && last && last.seq > after) return last.seq;
+      if (waiting && last && last.seq > after) return last.seq;
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     throw new Error(`run ${handle.runId} never waited after seq ${after}`);
@@ -157,6 +160,24 @@ describe.each(ALL_BACKENDS)('one decision per approval request on %s', (backend)
       approved: true,
     });
     await ended;
+  });
+
+  it('a decision carrying the digest of other arguments than those proposed is refused, and not stored', async () => {
+    const r = id();
+    const handle = await first.start(StagedApprovals, 'proposedRefund', [r, 150]);
+    const result = handle.result();
+    const waitSeq = await openWait(handle);
+    const [request] = await handle.history({ from: waitSeq - 1, limit: 1, valueChars: Infinity });
+    const digest = digestOfRequest(request.output!.json)!;
+    const other = digestOfRequest(request.output!.json.replace('150', '1500'))!;
+    await expect(
+      second.signal(handle.runId, `approve:po-${r}`, { approved: true, waitSeq, digest: other }),
+    ).rejects.toThrow(
+      `is refused: run "${handle.runId}" waits on a request with digest ${digest}; reload it and decide again`,
+    );
+    expect(await handle.pendingSignals()).toEqual([]);
+    await second.signal(handle.runId, `approve:po-${r}`, { approved: true, waitSeq, digest });
+    await expect(result).resolves.toBe(true);
   });
 
   it('plain signals keep queueing for a later wait', async () => {
