@@ -128,6 +128,8 @@ export { registerErrorClasses } from './codec';
 // Errors, each with its guard
 export {
   httpStatusOfError,
+  AlreadyDecidedError,
+  isAlreadyDecidedError,
   ConfigurationError,
   isConfigurationError,
   CorruptValueError,

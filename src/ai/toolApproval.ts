@@ -9,11 +9,23 @@ import { ToolApprovalDeniedError } from './ToolApprovalDeniedError';
 export type ApprovalRule<INPUT> =
   boolean | ((input: INPUT, options: { toolCallId: string }) => boolean | PromiseLike<boolean>);
 
-/** The payload of the signal `approve:<toolCallId>`. */
+/**
+ * The payload of the signal `approve:<toolCallId>`: a decision. The first one for a request
+ * is stored; a later one is refused with `AlreadyDecidedError` and never kept for a later wait.
+ */
 export interface ToolApproval {
   approved: boolean;
   /** Told to the model when the call is rejected. */
   reason?: string;
+  /** Who decides: named to whoever decides the same request after (`AlreadyDecidedError`). */
+  decidedBy?: string;
+  /**
+   * The seq of the wait the decider saw (`approval.waitSeq` in the console's list): the
+   * decision answers that request only, and is refused once the run waits elsewhere.
+   */
+  waitSeq?: number;
+  /** The digest of the request the decider saw (`approval.digest`): refused if it differs. */
+  digest?: string;
   [field: string]: unknown;
 }
 

@@ -1,6 +1,7 @@
 import type { WaymarkRuntime } from '../runtime/WaymarkRuntime';
 import type { RunSummary } from '../model/RunRecords';
 import { storedValue, type StoredValue } from '../model/StoredValue';
+import { digestOfRequest } from '../model/approvalDecision';
 import { APPROVAL_REQUEST_STEP, TOOL_APPROVAL_PREFIX } from '../model/toolApprovalSignals';
 import { MAX_VALUE_TEXT } from './consoleRequests';
 
@@ -14,6 +15,16 @@ export interface ToolApprovalPreview {
    * objects), cut at 1,000 characters (`MAX_VALUE_TEXT`).
    */
   input: StoredValue;
+  /**
+   * The seq of the wait in the run's history: a decision that sends it back (`waitSeq` in the
+   * payload) answers this request only, never a later wait of the run.
+   */
+  waitSeq: number;
+  /**
+   * SHA-256 (hex) of the tool, call id and whole arguments as stored: a decision that sends it
+   * back (`digest` in the payload) is refused if the request differs from the one shown.
+   */
+  digest: string;
 }
 
 /** A listed run; one waiting for a tool call's approval carries what the call proposes. */
@@ -39,15 +50,20 @@ export async function withApprovalPreview(
     // The request is parsed for its tool name and call id, then its input is cut.
     valueChars: Infinity,
   });
+  const wait = steps.find((step) => step.name === run.waitingFor && step.status === 'started');
   for (const step of steps) {
-    if (step.name !== APPROVAL_REQUEST_STEP || step.output === undefined) continue;
-    const approval = parsed(step.output.json, toolCallId);
+    if (step.name !== APPROVAL_REQUEST_STEP || step.output === undefined || !wait) continue;
+    const approval = parsed(step.output.json, toolCallId, wait.seq);
     if (approval) return { ...run, approval };
   }
   return run;
 }
 
-function parsed(json: string, toolCallId: string): ToolApprovalPreview | undefined {
+function parsed(
+  json: string,
+  toolCallId: string,
+  waitSeq: number,
+): ToolApprovalPreview | undefined {
   let request: unknown;
   try {
     request = JSON.parse(json);
@@ -61,5 +77,7 @@ function parsed(json: string, toolCallId: string): ToolApprovalPreview | undefin
     tool,
     toolCallId,
     input: storedValue(JSON.stringify(input ?? null), MAX_VALUE_TEXT),
+    waitSeq,
+    digest: digestOfRequest(json)!,
   };
 }

@@ -15,6 +15,8 @@
  * ```
  */
 export type WaymarkErrorCode =
+  /** A second decision for a request already decided (`approve:<toolCallId>`). */
+  | 'ALREADY_DECIDED'
   | 'CONFIGURATION'
   | 'CORRUPT_VALUE'
   | 'IDEMPOTENCY_CONFLICT'

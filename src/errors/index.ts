@@ -24,6 +24,7 @@ export * from './IdempotencyConflictError';
 export * from './RunFinishedError';
 export * from './StreamClosedError';
 export * from './SignalTimeoutError';
+export * from './AlreadyDecidedError';
 export * from './MigrationLockTimeoutError';
 export * from './httpStatusOfError';
 export * from './NoWritableHostError';

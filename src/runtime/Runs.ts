@@ -1,8 +1,10 @@
 import type { Codec } from '../codec/Codec';
 import type { AnyClass } from '../decorators/metadata';
+import { AlreadyDecidedError } from '../errors/AlreadyDecidedError';
 import { RunNotFoundError } from '../errors/RunNotFoundError';
 import type { Clock } from '../ground/Clock';
 import type { LeaseHolder } from '../ground/ProcessIdentity';
+import { deciderOf, decisionOf } from '../model/approvalDecision';
 import { assertRunId } from '../model/identifiers';
 import { holderGone, type Leases } from '../store/Leases';
 import type { RunRow } from '../store/rows';
@@ -91,10 +93,20 @@ export class Runs {
     return waiters.await(runId, first, operations);
   }
 
-  /** Stores signal `name` for `runId` (checked to exist and not to have ended); wakes its wait here. */
+  /**
+   * Stores signal `name` for `runId` (checked to exist and not to have ended); wakes its wait
+   * here. A decision (`approve:<toolCallId>`) whose request was decided already is refused
+   * with {@link AlreadyDecidedError}.
+   */
   async signal(runId: string, name: string, payload: unknown): Promise<void> {
     const { codec, signals, clock, waiters } = this.deps;
-    await signals.send(runId, name, codec.encode(payload, 'payload'), clock.now());
+    const decision = decisionOf(name, payload);
+    const encoded = codec.encode(payload, 'payload');
+    const earlier = await signals.send(runId, name, encoded, clock.now(), decision);
+    if (earlier) {
+      const decidedBy = deciderOf(codec.decode(earlier.payload, `signal "${name}" payload`));
+      throw new AlreadyDecidedError(runId, name, decidedBy, earlier.sentAt);
+    }
     waiters.wake(runId);
   }
 

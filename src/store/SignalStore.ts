@@ -7,6 +7,8 @@ import type { Database } from './connection/Database';
 import { RunStore } from './RunStore';
 import { assertRunId, assertSignalName } from '../model/identifiers';
 import type { LockedRun } from '../model/toolApprovalSignals';
+import type { Decision } from '../model/approvalDecision';
+import { EarlierDecisions, type EarlierDecision } from './EarlierDecisions';
 
 /** A signal sent to a run that no wait has taken yet. */
 export interface PendingSignal {
@@ -36,15 +38,29 @@ export class SignalStore {
     private readonly admit: SignalRule,
   ) {}
 
-  /** Stores a signal for `runId` and wakes the run if it waits for this signal. */
-  async send(runId: string, name: string, payload: string, now: number): Promise<void> {
+  /**
+   * Stores a signal for `runId` and wakes the run if it waits for this signal. A `decision`
+   * is stored only as the first for its request: when one was stored already, nothing is and
+   * that one is answered instead.
+   */
+  async send(
+    runId: string,
+    name: string,
+    payload: string,
+    now: number,
+    decision?: Decision,
+  ): Promise<EarlierDecision | undefined> {
     assertRunId(runId, 'signal(): runId');
     assertSignalName(name, 'signal(): name');
-    await this.db.transaction(`signal run "${runId}"`, async (tx) => {
+    return this.db.transaction(`signal run "${runId}"`, async (tx) => {
       const run = await this.lockRun(tx, runId);
       if (!run) throw new RunNotFoundError(runId);
       if (isTerminalStatus(run.status))
         throw new RunFinishedError(runId, run.status, `signal "${name}" to`);
+      if (decision) {
+        const earlier = await new EarlierDecisions(tx).find(runId, name, run, decision);
+        if (earlier) return earlier;
+      }
       this.admit(runId, name, run);
       await tx.exec(
         'store a signal',
@@ -60,6 +76,7 @@ export class SignalStore {
         ),
         [now, now, runId, `signal:${name}`],
       );
+      return undefined;
     });
   }
 

@@ -489,6 +489,8 @@ describe('a long history in the console', () => {
         truncated: false,
         length: 53,
       },
+      waitSeq: 1,
+      digest: expect.stringMatching(/^[0-9a-f]{64}$/),
     });
     const unknown = await signal(proposal.runId, { name: 'approve:call-nope', payload: {} });
     expect(unknown.status).toBe(400);
@@ -506,6 +508,36 @@ describe('a long history in the console', () => {
     }
     const after = await call<RunListResponse>('GET', 'api/runs?waitingFor=signal');
     expect(after.body.runs.map((run) => run.runId)).toEqual([runs.waiting]);
+  });
+
+  it('two decisions of one tool call at once: one 200, the other 409 naming who decided first', async () => {
+    const proposal = await runtime.start(ConsoleShop, 'proposeRefund', ['api-race', 150, 'ok']);
+    await waitForStatus(runtime, proposal.runId, 'waiting');
+    const listed = await call<RunListResponse>('GET', 'api/runs?waitingFor=signal');
+    const { waitSeq, digest } = listed.body.runs.find((r) => r.runId === proposal.runId)!.approval!;
+    const name = 'approve:call-api-race';
+
+    const stale = await signal(proposal.runId, {
+      name,
+      payload: { approved: true, waitSeq, digest: '0'.repeat(64) },
+    });
+    expect(stale.status).toBe(400);
+    expect(stale.body.error).toContain(
+      `waits on a request with digest ${digest}; reload it and decide again`,
+    );
+
+    const decide = (approved: boolean, decidedBy: string) =>
+      signal(proposal.runId, { name, payload: { approved, decidedBy, waitSeq, digest } });
+    const answers = await Promise.all([decide(true, 'dana'), decide(false, 'erin')]);
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
+    const approvedFirst = answers[0].status === 200;
+    const refused = answers.find((a) => a.status === 409)!;
+    expect(refused.body.error).toMatch(
+      new RegExp(`already decided by ${approvedFirst ? 'dana' : 'erin'} at \\d{4}-`),
+    );
+    if (approvedFirst)
+      await expect(proposal.result()).resolves.toBe('refunded 150 on order-api-race');
+    else await expect(proposal.result()).rejects.toThrow('not approved');
   });
 
   it('answers 400, never 503, for a run id or a signal name no run can have', async () => {

@@ -220,6 +220,14 @@ describe('the web console in Chromium', () => {
     await item.locator('button.reject').click();
     await item.waitFor({ state: 'detached', timeout: 15_000 });
     await expect(proposal.result()).rejects.toThrow('not approved');
+    // The page's decision named the request it showed, so it could answer no later one.
+    const history = await proposal.history({ valueChars: Infinity });
+    const decision = history.find((step) => step.name === 'signal:approve:call-b1')?.output;
+    expect(JSON.parse(decision!.json)).toMatchObject({
+      approved: false,
+      waitSeq: 1,
+      digest: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
   });
 
   it('shows bidi, zero-width and other control characters as marked escapes, other text as written', async () => {

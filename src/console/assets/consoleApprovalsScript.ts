@@ -6,8 +6,9 @@
  * button decides `approved`, whatever the field says). A run waiting for a tool call's
  * approval (`approve:<toolCallId>`, from `waymark/ai`) also shows the tool's name and the
  * proposed arguments (`run.approval`, already cut by the server), as text: stored values
- * are never markup, and their control and invisible characters show escaped. Plain browser
- * JavaScript.
+ * are never markup, and their control and invisible characters show escaped; its decision
+ * carries the `waitSeq` and `digest` of the request shown, and a 409 (someone decided first)
+ * is shown with who and when. Plain browser JavaScript.
  */
 export const CONSOLE_APPROVALS_SCRIPT = String.raw`'use strict';
 (function () {
@@ -32,7 +33,9 @@ export const CONSOLE_APPROVALS_SCRIPT = String.raw`'use strict';
   async function answer(run, approved, parts, send) {
     var payload;
     try {
-      payload = Object.assign({}, payloadFrom(parts.textarea), { approved: approved });
+      // A tool call's decision names the request shown, so it can never answer a later one.
+      var shown = run.approval ? { waitSeq: run.approval.waitSeq, digest: run.approval.digest } : {};
+      payload = Object.assign({}, payloadFrom(parts.textarea), shown, { approved: approved });
     } catch (error) {
       say(parts, 'not sent: ' + error.message, true);
       return;
