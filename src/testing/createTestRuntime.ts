@@ -63,8 +63,7 @@ export async function createTestRuntime(options: TestRuntimeOptions = {}): Promi
     executions: new ExecutionLog(),
     sharedDataSource,
     latest: undefined,
-    restart: () =>
-      launch(family, { ...launched, database: sharedDataSource ?? database }),
+    restart: () => launch(family, { ...launched, database: sharedDataSource ?? database }),
   };
   return launch(family, { ...launched, database: sharedDataSource ?? database });
 }
