@@ -10,7 +10,8 @@ const swc = {
 
 /** @type {import('jest').Config} */
 module.exports = {
-  testEnvironment: 'node',
+  // Node's, and a test file that prints a waymark warning fails (see the environment's file).
+  testEnvironment: '<rootDir>/test/support/WarningCheckingEnvironment.ts',
   roots: ['<rootDir>/test', '<rootDir>/examples'],
   testMatch: ['**/*.test.ts'],
   // The replicated-database suites start clusters of their own: `npm run test:cluster`.

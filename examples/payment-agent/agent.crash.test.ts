@@ -10,7 +10,6 @@ import {
   type CrashPoint,
   type TestRuntime,
 } from 'waymark/testing';
-import { ABANDONED_RUNS, RecordingLogger } from '../../test/support/RecordingLogger';
 import { FakeMailer, MAILER } from './Mailer';
 import { Order } from './Order';
 import { PaymentAgent, paymentRunId, type CheckoutResult, type OrderRequest } from './PaymentAgent';
@@ -35,8 +34,6 @@ interface Shop {
   dataSource: DataSource;
   ledger: EffectLedger;
   runtime: TestRuntime;
-  /** What its runtimes logged: after a crash, the restart reports the run left running. */
-  log: RecordingLogger;
   agent(): PaymentAgent;
   orderRows(): Promise<Order[]>;
   close(): Promise<void>;
@@ -55,12 +52,10 @@ async function openShop(): Promise<Shop> {
   const scope = rootContainer.createChildContainer();
   scope.registerInstance(PAYMENT_GATEWAY, new FakePaymentGateway(ledger));
   scope.registerInstance(MAILER, new FakeMailer(ledger));
-  const log = new RecordingLogger([ABANDONED_RUNS]);
   const shop: Shop = {
     dataSource,
     ledger,
-    runtime: await createTestRuntime({ database: dataSource, container: scope, logger: log }),
-    log,
+    runtime: await createTestRuntime({ database: dataSource, container: scope }),
     agent: () => scope.resolve(PaymentAgent),
     orderRows: () => dataSource.getRepository(Order).findBy({ id: order.id }),
     async close() {
@@ -124,7 +119,6 @@ describe('PaymentAgent', () => {
       await expect(shop.agent().checkout(order)).rejects.toThrow(SimulatedCrash);
       expect(await effectsOf(shop)).toEqual(AT_CRASH[step][point]);
       shop.runtime = await shop.runtime.restart();
-      expect(shop.log.abandoned()).toEqual([{ count: 1, ids: [paymentRunId(order)] }]);
 
       const result = await shop.agent().checkout(order);
 
@@ -157,7 +151,6 @@ describe('PaymentAgent', () => {
       shop.runtime.crash.afterEffect('PaymentAgent.charge');
       await expect(shop.agent().checkout(order)).rejects.toThrow(SimulatedCrash);
       shop.runtime = await shop.runtime.restart();
-      expect(shop.log.abandoned()).toEqual([{ count: 1, ids: [paymentRunId(order)] }]);
       await expect(shop.agent().checkout(order)).resolves.toEqual(uninterrupted);
       expect(shop.runtime).toHaveExecutedStepTimes('PaymentAgent.charge', 2);
       await expect(shop.ledger).toHaveEffectOnce(CHARGE);

@@ -12,7 +12,6 @@ import {
   type CrashPoint,
   type TestRuntime,
 } from 'waymark/testing';
-import { ABANDONED_RUNS, RecordingLogger } from '../../test/support/RecordingLogger';
 import { APPROVAL_CHAIN, ERP, FakeErp, FakeLlm, LLM } from './fakes';
 import {
   ProcurementAgent,
@@ -45,16 +44,13 @@ interface Office {
   runtime: TestRuntime;
   ledger: EffectLedger;
   llm: FakeLlm;
-  /** What its runtimes logged: after a crash, the restart reports the run left running. */
-  log: RecordingLogger;
   start(runId?: string): Promise<RunHandle<Outcome>>;
   close(): Promise<void>;
 }
 
 async function openOffice(llm = new FakeLlm()): Promise<Office> {
   const scope = rootContainer.createChildContainer();
-  const log = new RecordingLogger([ABANDONED_RUNS]);
-  const runtime = await createTestRuntime({ clock: 'fake', container: scope, logger: log });
+  const runtime = await createTestRuntime({ clock: 'fake', container: scope });
   const ledger = await EffectLedger.open(runtime);
   scope.registerInstance(LLM, llm);
   scope.registerInstance(ERP, new FakeErp({ recorder: ledger }));
@@ -63,7 +59,6 @@ async function openOffice(llm = new FakeLlm()): Promise<Office> {
     runtime,
     ledger,
     llm,
-    log,
     start: (runId) => office.runtime.start(ProcurementAgent, 'procure', [request], { runId }),
     async close() {
       await ledger.close();
@@ -229,7 +224,6 @@ describe('ProcurementAgent under the test runtime', () => {
       await expect(office.ledger).toHaveEffectOnce(SUBMITTED);
 
       office.runtime = await office.runtime.restart();
-      expect(office.log.abandoned()).toEqual([{ count: 1, ids: [RUN_ID] }]);
       const handle = await office.start(); // finds the run and resumes it
       const { outcome } = await awaitParked(office.runtime, handle);
       await office.runtime.signal(RUN_ID, 'approval', approve(MANAGER));

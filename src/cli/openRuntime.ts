@@ -18,8 +18,8 @@ const CLOSE_GRACE_MS = 0;
 
 /**
  * Opens a runtime for a command that reads or acts on runs: no migrations applied (a
- * database without current waymark tables is refused, exit code 3), no worker, identified
- * as `waymark-cli@host:pid` in the runs it touches.
+ * database without current waymark tables is refused, exit code 3), no worker, no notice of
+ * runs left running, identified as `waymark-cli@host:pid` in the runs it touches.
  *
  * @example
  * ```ts
@@ -43,6 +43,8 @@ export async function openRuntime(url: string, output: Output): Promise<WaymarkR
       workerId: `waymark-cli@${hostname()}:${process.pid}`,
       storeRetryTimeout: CLI_STORE_RETRY_MS,
       logger: cliLogger(output),
+      // No command here resumes runs, and the operator sees running ones in `list`/`show`.
+      reportAbandonedRuns: false,
     });
   } catch (error) {
     throw isStoreUnavailableError(error) ? databaseUnavailable(url, error) : error;

@@ -51,6 +51,12 @@ export interface RuntimeOptions {
    * `StoreUnavailableError` naming the cause. Default `'30s'`.
    */
   storeRetryTimeout?: Duration;
+  /**
+   * Say (one warning, at most once per process) when stopped processes on this host left runs
+   * `running` that this runtime does not resume itself within a few seconds or before it
+   * closes; default `true`. The CLI and `createTestRuntime()` pass `false`.
+   */
+  reportAbandonedRuns?: boolean;
   /** Apply waymark's pending migrations at start; default `true`. */
   migrate?: boolean;
   /** Largest stored value (arguments, a result, an error) in bytes; default 1 MiB. */

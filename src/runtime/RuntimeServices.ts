@@ -1,5 +1,6 @@
 import type { DependencyContainer } from 'tsyringe';
 import type { DataSource } from 'typeorm';
+import type { AbandonedRunsNotice } from './AbandonedRunsNotice';
 import type { RuntimeEvents } from './execution/RuntimeEvents';
 import type { FlowControls } from './FlowControls';
 import type { OperatorActions } from './OperatorActions';
@@ -20,7 +21,7 @@ export interface RuntimeIdentity {
  * The named services `WaymarkRuntime` delegates to, each built once by
  * `Waymark.create()`: runs (start, recover, signal), reads (lists, histories, streams,
  * handles), operator actions (retry, resolve, fork, cancel), time (schedules, retention),
- * flows (queues, limiters), workers, events, and shutdown.
+ * flows (queues, limiters), workers, events, shutdown, and the notice of runs left running.
  */
 export interface RuntimeServices {
   readonly identity: RuntimeIdentity;
@@ -32,4 +33,5 @@ export interface RuntimeServices {
   readonly workers: Workers;
   readonly events: RuntimeEvents;
   readonly shutdown: Shutdown;
+  readonly abandonedRuns: AbandonedRunsNotice;
 }

@@ -18,6 +18,7 @@ export interface RuntimeSettings {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly migrate: boolean;
+  readonly reportAbandonedRuns: boolean;
   /** Null when each checkpoint commits alone. */
   readonly groupCommit: GroupCommitBounds | null;
 }
@@ -61,6 +62,7 @@ export function resolveSettings(options: RuntimeOptions): RuntimeSettings {
     clock: options.clock ?? new SystemClock(),
     logger: options.logger ?? quietConsoleLogger,
     migrate: options.migrate ?? true,
+    reportAbandonedRuns: options.reportAbandonedRuns ?? true,
     groupCommit: groupCommitBounds(options.groupCommit),
   };
 }

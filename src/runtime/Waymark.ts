@@ -15,7 +15,6 @@ import { assembleExecution } from './execution/assembleExecution';
 import { logEvents, RuntimeEvents } from './execution/RuntimeEvents';
 import { explainingResolution } from './explainResolutionError';
 import { assertNoTransactionalSteps } from './assertNoTransactionalSteps';
-import { reportAbandonedRuns } from './reportAbandonedRuns';
 import type { RuntimeOptions } from './RuntimeOptions';
 import { RuntimeRegistry } from './RuntimeRegistry';
 import type { RuntimeServices } from './RuntimeServices';
@@ -72,7 +71,10 @@ export async function createRuntime<R extends WaymarkRuntime = WaymarkRuntime>(
   }
   if (options.logEvents) logEvents(services.events, settings.logger);
   RuntimeRegistry.activate(entry);
-  await reportAbandonedRuns(services.runs, settings.logger);
+  if (settings.reportAbandonedRuns) {
+    const abandoned = await services.runs.abandonedHere().catch(() => []);
+    services.abandonedRuns.defer(abandoned.map((row) => row.id));
+  }
   return runtime;
 }
 

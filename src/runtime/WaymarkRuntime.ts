@@ -126,6 +126,7 @@ export class WaymarkRuntime {
    * (`startWorker`) does this continuously.
    */
   async recover(options: { versions?: string[] } = {}): Promise<RunHandle[]> {
+    this.services.abandonedRuns.cancel();
     const resumed = await this.services.runs.recover(options);
     return resumed.map((runId) => this.services.reads.handle(runId));
   }
@@ -136,7 +137,9 @@ export class WaymarkRuntime {
    * @example `runtime.startWorker({ concurrency: 20 }); runtime.installSignalHandlers();`
    */
   startWorker(options?: WorkerOptions): WorkerHandle {
-    return this.services.workers.start(options);
+    const worker = this.services.workers.start(options);
+    this.services.abandonedRuns.cancel();
+    return worker;
   }
 
   /**

@@ -6,7 +6,13 @@ import type { Lifecycle } from '../ground/Lifecycle';
 import type { LeaseHolder } from '../ground/ProcessIdentity';
 import type { RuntimeStores } from './assembleStores';
 import type { ExecutionFloor } from './execution/assembleExecution';
+import type { RuntimeEvents } from './execution/RuntimeEvents';
 import type { ResolveInstance } from './execution/StoredCalls';
+import {
+  AbandonedRunsNotice,
+  ABANDONED_RUNS_NOTICE_DELAY_MS,
+  claimProcessNotice,
+} from './AbandonedRunsNotice';
 import { FlowControls } from './FlowControls';
 import { LeaseKeeper } from './LeaseKeeper';
 import { OperatorActions } from './OperatorActions';
@@ -90,8 +96,40 @@ export function assembleRuntime(s: RuntimeFloorSettings): RuntimeFloor {
     workers,
     events,
     shutdown,
+    abandonedRuns: abandonedRunsNotice(events, lifecycle, logger),
   };
   return { services, entry };
+}
+
+/**
+ * The notice of runs stopped processes left running: a run this runtime resumes is dropped
+ * from it, closing prints what is left, and a dead runtime says nothing.
+ */
+function abandonedRunsNotice(
+  events: RuntimeEvents,
+  lifecycle: Lifecycle,
+  logger: RuntimeSettings['logger'],
+): AbandonedRunsNotice {
+  const notice = new AbandonedRunsNotice({
+    logger,
+    delayMs: ABANDONED_RUNS_NOTICE_DELAY_MS,
+    claimPrint: claimProcessNotice,
+  });
+  // A run left running before its first step was recorded starts again rather than resumes.
+  const subscriptions = [
+    events.on('run.resumed', ({ runId }) => notice.resumed(runId)),
+    events.on('run.started', ({ runId }) => notice.resumed(runId)),
+  ];
+  const stop = (): void => subscriptions.forEach((subscription) => subscription.dispose());
+  lifecycle.watchDeath(() => {
+    stop();
+    notice.cancel();
+  });
+  lifecycle.onClosed(() => {
+    stop();
+    notice.flush();
+  });
+  return notice;
 }
 
 /**

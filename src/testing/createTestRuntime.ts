@@ -21,6 +21,11 @@ export interface TestRuntimeOptions extends Omit<RuntimeOptions, 'database' | 'h
    * any `Clock`. Restarted runtimes share it.
    */
   clock?: 'real' | 'fake' | Clock;
+  /**
+   * Default `false`, unlike `Waymark.create()`: a test that crashes runs on purpose is not
+   * told about them. `true` for a test whose point is that notice.
+   */
+  reportAbandonedRuns?: boolean;
 }
 
 /**
@@ -50,16 +55,17 @@ export async function createTestRuntime(options: TestRuntimeOptions = {}): Promi
   // One identity across restarts, as a restarted process under the same name: its runs
   // are taken over at once rather than after their leases lapse.
   const workerId = options.workerId ?? `test-runtime-${randomBytes(4).toString('hex')}`;
+  const reportAbandonedRuns = options.reportAbandonedRuns ?? false;
+  const launched = { ...options, workerId, clock, reportAbandonedRuns };
   const family: TestFamily = {
     clock,
     crash: new CrashPlan(),
     executions: new ExecutionLog(),
     sharedDataSource,
     latest: undefined,
-    restart: () =>
-      launch(family, { ...options, workerId, clock, database: sharedDataSource ?? database }),
+    restart: () => launch(family, { ...launched, database: sharedDataSource ?? database }),
   };
-  return launch(family, { ...options, workerId, clock, database: sharedDataSource ?? database });
+  return launch(family, { ...launched, database: sharedDataSource ?? database });
 }
 
 async function launch(family: TestFamily, options: RuntimeOptions): Promise<TestRuntime> {

@@ -1,7 +1,6 @@
 import { container as rootContainer, injectable } from 'tsyringe';
 import { Step, Workflow, WorkflowContext } from 'waymark';
 import { createTestRuntime, SimulatedCrash, type TestRuntime } from 'waymark/testing';
-import { ABANDONED_RUNS, RecordingLogger } from '../support/RecordingLogger';
 
 /** What the workflow code saw from `ctx.uuid()` in each life: a value, or what it threw. */
 const seen: Array<string | Error> = [];
@@ -32,13 +31,11 @@ class Careless {
 
 describe('workflow code that catches a crash', () => {
   let runtime: TestRuntime;
-  const log = new RecordingLogger([ABANDONED_RUNS]);
 
   beforeEach(async () => {
     seen.length = 0;
     runtime = await createTestRuntime({
       container: rootContainer.createChildContainer(),
-      logger: log,
     });
   });
   afterEach(() => runtime.close());

@@ -15,7 +15,6 @@ import {
 } from 'waymark/testing';
 import { Codec } from '../../src/codec/Codec';
 import { ALL_BACKENDS, createTestDatabase, type TestDatabase } from '../support/databases';
-import { ABANDONED_RUNS, RecordingLogger } from '../support/RecordingLogger';
 import {
   EffectLedger,
   TRAVEL_STEPS,
@@ -31,7 +30,6 @@ describe.each(ALL_BACKENDS)('the durable core on %s', (backend) => {
   let runtime: TestRuntime;
   let scope: DependencyContainer;
   let ledger: EffectLedger;
-  let log: RecordingLogger;
 
   beforeAll(async () => {
     db = await createTestDatabase(backend);
@@ -43,9 +41,7 @@ describe.each(ALL_BACKENDS)('the durable core on %s', (backend) => {
     scope = rootContainer.createChildContainer();
     ledger = new EffectLedger();
     scope.registerInstance(EffectLedger, ledger);
-    // A restart after a simulated crash reports the run the crash left running.
-    log = new RecordingLogger([ABANDONED_RUNS]);
-    runtime = await createTestRuntime({ database: db.url, container: scope, logger: log });
+    runtime = await createTestRuntime({ database: db.url, container: scope });
   });
   afterEach(async () => {
     await runtime.close();
@@ -59,10 +55,6 @@ describe.each(ALL_BACKENDS)('the durable core on %s', (backend) => {
     nights: 3,
   });
   const runIdOf = (input: Trip): string => `trip-${input.requestId}`;
-  /** The restarted runtime told the user which run the crash left running, and only that. */
-  const expectReportedAbandoned = (runId: string): void => {
-    expect(log.abandoned()).toEqual([{ count: 1, ids: [runId] }]);
-  };
 
   it('runs each step once, and calling a completed run again executes nothing', async () => {
     const input = freshTrip();
@@ -94,7 +86,6 @@ describe.each(ALL_BACKENDS)('the durable core on %s', (backend) => {
         const beforeRestart = new Map(STEPS.map((s) => [s, ledger.count(s, runId)]));
 
         runtime = await runtime.restart();
-        expectReportedAbandoned(runId);
         const recordedAtCrash = new Set((await runtime.history(runId)).map((s) => s.name));
         const result = await agent().plan(input);
 
@@ -130,7 +121,6 @@ describe.each(ALL_BACKENDS)('the durable core on %s', (backend) => {
     const runId = runIdOf(input);
     await new Promise((resolve) => setTimeout(resolve, 20));
     runtime = await runtime.restart();
-    expectReportedAbandoned(runId);
     // The value recorded, not the row's finishedAt: that is a second reading of the clock,
     // which may already be a millisecond later.
     const { output } = await runtime.dataSource
@@ -150,7 +140,6 @@ describe.each(ALL_BACKENDS)('the durable core on %s', (backend) => {
     runtime.crash.afterCommit('TravelAgent.findFlight');
     await expect(agent().plan(input)).rejects.toThrow(SimulatedCrash);
     runtime = await runtime.restart();
-    expectReportedAbandoned(runIdOf(input));
     await agent().plan(input);
     const history = await runtime.history(runIdOf(input));
     expect(history.map((s) => [s.seq, s.name])).toEqual(
@@ -175,7 +164,6 @@ describe.each(ALL_BACKENDS)('the durable core on %s', (backend) => {
     runtime.crash.afterCommit('TravelAgent.normalize');
     await expect(agent().plan(input)).rejects.toThrow(SimulatedCrash);
     runtime = await runtime.restart();
-    expectReportedAbandoned(runIdOf(input));
     const handles = await runtime.recover();
     const runId = runIdOf(input);
     expect(handles.map((h) => h.runId)).toContain(runId);
@@ -221,7 +209,6 @@ describe.each(ALL_BACKENDS)('the durable core on %s', (backend) => {
     runtime.crash.afterCommit('FlakyPayments.receipt');
     await expect(flaky.pay('order-1')).rejects.toThrow(SimulatedCrash);
     runtime = await runtime.restart();
-    expectReportedAbandoned('pay-order-1');
     const outcome = await scope.resolve(FlakyPayments).pay('order-1');
     expect(outcome).toEqual({
       paid: false,
@@ -253,7 +240,6 @@ describe.each(ALL_BACKENDS)('the durable core on %s', (backend) => {
     runtime.crash.afterCommit('Parent.after');
     await expect(scope.resolve(Parent).outer('p1')).rejects.toThrow(SimulatedCrash);
     runtime = await runtime.restart();
-    expectReportedAbandoned('outer-p1');
     await expect(scope.resolve(Parent).outer('p1')).resolves.toBe('after(child(p1))');
     expect(runtime).toHaveExecutedStepTimes('Parent.inner', 1);
     await expect(runtime.handle('outer-p1/0')).toHaveCompletedSteps(['inner']);
@@ -265,7 +251,6 @@ describe.each(ALL_BACKENDS)('the durable core on %s', (backend) => {
     runtime.crash.afterCommit('Parent.after');
     await expect(scope.resolve(Parent).outer(long)).rejects.toThrow(SimulatedCrash);
     runtime = await runtime.restart();
-    expectReportedAbandoned(`outer-${long}`);
     await expect(scope.resolve(Parent).outer(long)).resolves.toBe(`after(child(${long}))`);
     expect(runtime).toHaveExecutedStepTimes('Parent.inner', 1);
     const children = (await runtime.list({ workflow: 'Parent.child' })).runs.filter(
@@ -281,7 +266,6 @@ describe.each(ALL_BACKENDS)('the durable core on %s', (backend) => {
     runtime.crash.afterCommit('Reorder.second');
     await expect(v1.go('o-1')).rejects.toThrow(SimulatedCrash);
     runtime = await runtime.restart();
-    expectReportedAbandoned('reorder-o-1');
     const before = await runtime.history('reorder-o-1');
     const error = await scope
       .resolve(OrderV2)

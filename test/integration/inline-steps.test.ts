@@ -11,7 +11,6 @@ import {
 } from 'waymark';
 import { createTestRuntime, SimulatedCrash, type TestRuntime } from 'waymark/testing';
 import { ALL_BACKENDS, createTestDatabase, type TestDatabase } from '../support/databases';
-import { ABANDONED_RUNS, RecordingLogger } from '../support/RecordingLogger';
 
 /** Bodies run, by step name, across runtimes of one test. */
 const ran: string[] = [];
@@ -65,7 +64,6 @@ describe.each(ALL_BACKENDS)('inline steps (ctx.step) on %s', (backend) => {
   let db: TestDatabase;
   let runtime: TestRuntime;
   let scope: DependencyContainer;
-  let log: RecordingLogger;
   let n = 0;
   const topic = (): string => `${backend}-${++n}-${Date.now()}`;
 
@@ -82,9 +80,7 @@ describe.each(ALL_BACKENDS)('inline steps (ctx.step) on %s', (backend) => {
     RecordingInterceptor.seen = [];
     scope = rootContainer.createChildContainer();
     scope.register(StepInterceptor, { useClass: RecordingInterceptor });
-    // A restart after a simulated crash reports the run the crash left running.
-    log = new RecordingLogger([ABANDONED_RUNS]);
-    runtime = await createTestRuntime({ database: db.url, container: scope, logger: log });
+    runtime = await createTestRuntime({ database: db.url, container: scope });
   });
   afterEach(async () => {
     await runtime.close();
@@ -97,7 +93,6 @@ describe.each(ALL_BACKENDS)('inline steps (ctx.step) on %s', (backend) => {
     runtime.crash.afterCommit('search');
     await expect(research(t)).rejects.toThrow(SimulatedCrash);
     runtime = await runtime.restart();
-    expect(log.abandoned()).toEqual([{ count: 1, ids: [`inline-${t}`] }]);
     const result = await scope.resolve(Research).research(t);
     expect(result).toBe(
       `notes on ${t}-a (attempt 1); notes on ${t}-b (attempt 1) [inline-${t}:summary-${t}]`,
@@ -127,7 +122,6 @@ describe.each(ALL_BACKENDS)('inline steps (ctx.step) on %s', (backend) => {
     runtime.crash.afterCommit('read');
     await expect(research(t)).rejects.toThrow(SimulatedCrash);
     runtime = await runtime.restart();
-    expect(log.abandoned()).toEqual([{ count: 1, ids: [`inline-${t}`] }]);
     Research.renamed = true;
     const error = await research(t).catch((e: unknown) => e);
     expect(isNonDeterminismError(error)).toBe(true);

@@ -90,7 +90,7 @@ describe.each(BACKENDS)('a module that cannot be found, on %s', (backend) => {
   beforeEach(async () => {
     scope = rootContainer.createChildContainer();
     Plugins.completed = [];
-    // The restart after "installing" reports the run the missing module left running.
+    // A runtime that closes with runs a missing module left running says so (once per process).
     log = new RecordingLogger([ABANDONED_RUNS]);
     runtime = await Waymark.create({ database: db.url, container: scope, logger: log });
   });
@@ -125,7 +125,9 @@ describe.each(BACKENDS)('a module that cannot be found, on %s', (backend) => {
     expect(Plugins.completed).toEqual([`greet ${name}`]);
     const history = await runtime.history(runId);
     expect(history).toMatchObject([{ name: 'greet', status: 'completed', attempts: 1 }]);
-    expect(log.abandoned().flatMap((report) => report.ids)).toContain(runId);
+    // The runtime that resumed the run by calling it had nothing to say about it.
+    await runtime.close();
+    expect(log.abandoned()).toEqual([]);
   });
 
   it('as the cause of an error stops the run, though the workflow catches it', async () => {

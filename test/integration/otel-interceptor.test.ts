@@ -9,7 +9,6 @@ import { container as rootContainer, injectable } from 'tsyringe';
 import { Retry, Step, StepInterceptor, Workflow } from 'waymark';
 import { TracingStepInterceptor, traceRuns } from 'waymark/otel';
 import { createTestRuntime, SimulatedCrash } from 'waymark/testing';
-import { ABANDONED_RUNS, RecordingLogger } from '../support/RecordingLogger';
 
 @injectable()
 class Fetcher {
@@ -113,8 +112,7 @@ describe('TracingStepInterceptor', () => {
   });
 
   it('a step replayed from its checkpoint on resume makes no new span', async () => {
-    const log = new RecordingLogger([ABANDONED_RUNS]);
-    let runtime = await createTestRuntime({ container: tracedContainer(), logger: log });
+    let runtime = await createTestRuntime({ container: tracedContainer() });
     Fetcher.failures = 0;
     runtime.crash.afterCommit('Fetcher.call');
     await expect(rootContainer.resolve(Fetcher).go('c')).rejects.toThrow(SimulatedCrash);

@@ -10,7 +10,6 @@ import {
 } from 'waymark';
 import { createTestRuntime, SimulatedCrash, type TestRuntime } from 'waymark/testing';
 import { ALL_BACKENDS, createTestDatabase, type TestDatabase } from '../support/databases';
-import { ABANDONED_RUNS, RecordingLogger } from '../support/RecordingLogger';
 import { Buyer, HttpError, SupplierScript } from '../support/fixtures/FlakyQuotes';
 
 describe.each(ALL_BACKENDS)('@Retry on %s', (backend) => {
@@ -18,7 +17,6 @@ describe.each(ALL_BACKENDS)('@Retry on %s', (backend) => {
   let runtime: TestRuntime;
   let scope: DependencyContainer;
   let supplier: SupplierScript;
-  let log: RecordingLogger;
   let n = 0;
   const id = (): string => `${backend}-${++n}-${Date.now()}`;
   const buyer = (): Buyer => scope.resolve(Buyer);
@@ -33,9 +31,7 @@ describe.each(ALL_BACKENDS)('@Retry on %s', (backend) => {
     scope = rootContainer.createChildContainer();
     supplier = new SupplierScript();
     scope.registerInstance(SupplierScript, supplier);
-    // A restart after a simulated crash reports the run the crash left running.
-    log = new RecordingLogger([ABANDONED_RUNS]);
-    runtime = await createTestRuntime({ database: db.url, container: scope, clock, logger: log });
+    runtime = await createTestRuntime({ database: db.url, container: scope, clock });
   };
   afterEach(async () => {
     await runtime.close();
@@ -115,7 +111,6 @@ describe.each(ALL_BACKENDS)('@Retry on %s', (backend) => {
     await expect(buyer().buyOrFallback(q)).rejects.toThrow(SimulatedCrash);
     expect(supplier.count(q)).toBe(4);
     runtime = await runtime.restart();
-    expect(log.abandoned()).toEqual([{ count: 1, ids: [`fallback-${q}`] }]);
     await expect(buyer().buyOrFallback(q)).resolves.toBe(`catalog price for ${q}`);
     expect(supplier.count(q)).toBe(4);
     const [quote, fallback] = await runtime.history(`fallback-${q}`);
@@ -141,8 +136,6 @@ describe.each(ALL_BACKENDS)('@Retry on %s', (backend) => {
       .buy(q)
       .catch((e: unknown) => e);
     runtime = await runtime.restart();
-    // The run had failed: nothing was left running.
-    expect(log.abandoned()).toEqual([]);
     const replayed = await buyer()
       .buy(q)
       .catch((e: unknown) => e);
@@ -179,7 +172,6 @@ describe.each(ALL_BACKENDS)('@Retry on %s', (backend) => {
     runtime.kill('killed during the backoff after attempt 2');
     await expect(first).rejects.toThrow(SimulatedCrash);
     runtime = await runtime.restart();
-    expect(log.abandoned()).toEqual([{ count: 1, ids: [`buy-${q}`] }]);
     await expect(runtime.clock.drive(buyer().buy(q))).rejects.toBeInstanceOf(RetriesExhaustedError);
     expect(supplier.count(q)).toBe(4);
     expect(supplier.calls.map((c) => c.attempt)).toEqual([1, 2, 3, 4]);
@@ -219,8 +211,6 @@ describe.each(ALL_BACKENDS)('@Retry on %s', (backend) => {
     const handle = await runtime.start(Buyer, 'buySlowly', [q]);
     await waitFor(async () => (await handle.status()) === 'waiting');
     runtime = await runtime.restart();
-    // A run waiting out its backoff is held by no process: nothing was left running.
-    expect(log.abandoned()).toEqual([]);
     await runtime.clock.advance('4m');
     const resumed = buyer().buySlowly(q);
     await runtime.clock.untilSleeping();

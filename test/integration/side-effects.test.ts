@@ -9,7 +9,6 @@ import {
 } from 'waymark';
 import { createTestRuntime, EffectLedger, SimulatedCrash, type TestRuntime } from 'waymark/testing';
 import { ALL_BACKENDS, createTestDatabase, type TestDatabase } from '../support/databases';
-import { ABANDONED_RUNS, RecordingLogger } from '../support/RecordingLogger';
 import {
   Checkout,
   FakeGateway,
@@ -26,7 +25,6 @@ describe.each(ALL_BACKENDS)('side effects on %s', (backend) => {
   let ledger: EffectLedger;
   let scope: DependencyContainer;
   let gateway: FakeGateway;
-  let log: RecordingLogger;
   let n = 0;
   const order = (): OrderRequest => ({
     id: `${backend}-${++n}-${Date.now()}`,
@@ -34,10 +32,6 @@ describe.each(ALL_BACKENDS)('side effects on %s', (backend) => {
     total: 42,
   });
   const checkout = (): Checkout => scope.resolve(Checkout);
-  /** What the runtimes of this test reported as left running by a crash, so far. */
-  const expectReportedAbandoned = (...runIds: string[]): void => {
-    expect(log.abandoned()).toEqual(runIds.map((runId) => ({ count: 1, ids: [runId] })));
-  };
 
   beforeAll(async () => {
     db = await createTestDatabase(backend);
@@ -53,12 +47,9 @@ describe.each(ALL_BACKENDS)('side effects on %s', (backend) => {
     await db.drop();
   });
   beforeEach(async () => {
-    // A restart after a simulated crash reports the run the crash left running.
-    log = new RecordingLogger([ABANDONED_RUNS]);
     runtime = await createTestRuntime({
       database: app,
       container: rootContainer.createChildContainer(),
-      logger: log,
     });
     ledger = await EffectLedger.open(app);
     scope = runtime.container;
@@ -89,7 +80,6 @@ describe.each(ALL_BACKENDS)('side effects on %s', (backend) => {
     runtime.crash.afterEffect('Checkout.charge');
     await expect(checkout().checkout(o)).rejects.toThrow(SimulatedCrash);
     runtime = await runtime.restart();
-    expectReportedAbandoned(`checkout-${o.id}`);
     await expect(checkout().checkout(o)).resolves.toMatchObject({ chargeId: 'ch_1_42' });
     const key = `checkout-${o.id}:charge-${o.id}`;
     expect(gateway.calls).toEqual([key, key]);
@@ -101,7 +91,6 @@ describe.each(ALL_BACKENDS)('side effects on %s', (backend) => {
     runtime.crash.afterEffect('Checkout.confirm');
     await expect(checkout().checkout(o)).rejects.toThrow(SimulatedCrash);
     runtime = await runtime.restart();
-    expectReportedAbandoned(`checkout-${o.id}`);
     await expect(checkout().checkout(o)).resolves.toEqual({
       chargeId: 'ch_1_42',
       confirmation: 'unknown',
@@ -116,8 +105,6 @@ describe.each(ALL_BACKENDS)('side effects on %s', (backend) => {
     });
     // Replays see the same recorded outcome.
     runtime = await runtime.restart();
-    // The run had completed: this restart found nothing left running.
-    expectReportedAbandoned(`checkout-${o.id}`);
     await expect(checkout().checkout(o)).resolves.toEqual({
       chargeId: 'ch_1_42',
       confirmation: 'unknown',
@@ -129,7 +116,6 @@ describe.each(ALL_BACKENDS)('side effects on %s', (backend) => {
     runtime.crash.afterEffect('Checkout.confirmOrPark');
     await expect(checkout().checkoutCarefully(o)).rejects.toThrow(SimulatedCrash);
     runtime = await runtime.restart();
-    expectReportedAbandoned(`careful-${o.id}`);
     const error = await checkout()
       .checkoutCarefully(o)
       .catch((e: unknown) => e);
@@ -149,7 +135,6 @@ describe.each(ALL_BACKENDS)('side effects on %s', (backend) => {
     runtime.crash.afterEffect('Checkout.confirmOrPark');
     await expect(checkout().checkoutCarefully(o)).rejects.toThrow(SimulatedCrash);
     runtime = await runtime.restart();
-    expectReportedAbandoned(`careful-${o.id}`);
     await expect(checkout().checkoutCarefully(o)).rejects.toBeInstanceOf(UnknownOutcomeError);
     const retried = await runtime.retry(`careful-${o.id}`);
     await expect(retried.result()).resolves.toBe('confirmed');
@@ -161,7 +146,6 @@ describe.each(ALL_BACKENDS)('side effects on %s', (backend) => {
     runtime.crash.afterEffect('Checkout.saveOrder');
     await expect(checkout().checkout(o)).rejects.toThrow(SimulatedCrash);
     runtime = await runtime.restart();
-    expectReportedAbandoned(`checkout-${o.id}`);
     expect(await ordersFor(o.id)).toEqual([]);
     expect((await runtime.history(`checkout-${o.id}`)).map((s) => s.name)).toEqual(['charge']);
     await expect(checkout().checkout(o)).resolves.toMatchObject({ confirmation: 'sent' });
@@ -178,7 +162,6 @@ describe.each(ALL_BACKENDS)('side effects on %s', (backend) => {
     runtime.crash.afterCommit('Checkout.saveOrder');
     await expect(checkout().checkout(o)).rejects.toThrow(SimulatedCrash);
     runtime = await runtime.restart();
-    expectReportedAbandoned(`checkout-${o.id}`);
     expect(await ordersFor(o.id)).toHaveLength(1);
     await expect(checkout().checkout(o)).resolves.toMatchObject({ confirmation: 'sent' });
     expect(await ordersFor(o.id)).toHaveLength(1);

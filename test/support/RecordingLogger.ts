@@ -7,7 +7,10 @@ export interface LogRecord {
   readonly fields?: Record<string, unknown>;
 }
 
-/** A runtime that restarts after a simulated crash (or a kill) finds the run it left running. */
+/**
+ * A runtime that finds runs a stopped process left running, and does not resume them itself,
+ * says so (once per process; the testing kit only with `reportAbandonedRuns: true`).
+ */
 export const ABANDONED_RUNS =
   /^\d+ run\(s\) were left running by processes on this host that stopped \(/;
 
