@@ -2,25 +2,34 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ConfigurationError } from '../errors/ConfigurationError';
 import type { WaymarkRuntime } from '../runtime/WaymarkRuntime';
 import { allowMethod } from './allowMethod';
-import { hasBearerToken } from './bearerToken';
 import { ConsoleApi } from './ConsoleApi';
-import { consoleToken } from './consoleToken';
+import { ConsoleCredentials } from './ConsoleCredentials';
+import type { ConsoleTokenHash } from './consoleTokens';
 import { CONSOLE_ASSETS } from './consoleAssets';
 import { ConsoleHttpError, isConsoleHttpError } from './ConsoleHttpError';
 import { httpStatusOf } from './httpStatusOf';
 import { send, sendError, sendJson } from './httpResponses';
 import { DEFAULT_MAX_BODY_BYTES } from './readJsonBody';
 import { routeApiCall, streamPath } from './routeApiCall';
+import { requireRole } from './requireRole';
 import { serveStream } from './serveStream';
 
 /** Options of {@link createConsoleHandler}. */
 export interface ConsoleHandlerOptions {
   /**
-   * Every API call must carry it as `Authorization: Bearer <token>`; the page takes it from
-   * the URL fragment `#token=…`. Use a long random one (`generateToken()`): at least 16
-   * printable ASCII characters, no whitespace (surrounding whitespace is trimmed).
+   * A token that may do everything (the `admin` role), recorded as `console-token` in what
+   * it decides. Every API call must carry a token as `Authorization: Bearer <token>`; the
+   * page takes it from the URL fragment `#token=…`. Use a long random one
+   * (`generateToken()`): at least 16 printable ASCII characters, no whitespace (surrounding
+   * whitespace is trimmed). Give `token`, `tokens`, or both.
    */
-  token: string;
+  token?: string;
+  /**
+   * Tokens with a role (`viewer` reads, `operator` also signals and cancels, `admin` may do
+   * everything) and a name the run's history records as `decidedBy`, each given by its
+   * SHA-256 hash (`hashConsoleToken()`, or `parseConsoleTokens()` of a tokens file).
+   */
+  tokens?: readonly ConsoleTokenHash[];
   /**
    * The path the console is served under when the handler sees full paths (a plain
    * `http.createServer`), e.g. `'/waymark'`. Leave it out under `app.use('/waymark', …)`:
@@ -45,10 +54,10 @@ interface MountedRequest extends IncomingMessage {
 
 /**
  * The web console as a Node request handler: the page (`/`, its script and stylesheet,
- * none of which needs the token) and the JSON API under `/api`, every call of which needs
- * the token: `GET /api/runs`, `GET /api/runs/:id`, `POST /api/runs/:id/signal`,
- * `POST /api/runs/:id/cancel`, `GET /api/runs/:id/streams` and, as server-sent events,
- * `GET /api/runs/:id/streams/:name?from=`.
+ * none of which needs a token) and the JSON API under `/api`, every call of which needs a
+ * token — reads the `viewer` role, signals and cancellations `operator`: `GET /api/runs`,
+ * `GET /api/runs/:id`, `POST /api/runs/:id/signal`, `POST /api/runs/:id/cancel`,
+ * `GET /api/runs/:id/streams` and, as server-sent events, `GET /api/runs/:id/streams/:name?from=`.
  *
  * @example
  * ```ts
@@ -61,7 +70,7 @@ export function createConsoleHandler(
   runtime: WaymarkRuntime,
   options: ConsoleHandlerOptions,
 ): ConsoleHandler {
-  const token = consoleToken(options.token, 'createConsoleHandler(): token');
+  const credentials = ConsoleCredentials.of(options, 'createConsoleHandler()');
   const basePath = normalizeBasePath(options.basePath);
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const api = new ConsoleApi(runtime);
@@ -92,14 +101,19 @@ export function createConsoleHandler(
       serveAsset(req, res, path);
       return;
     }
-    if (!hasBearerToken(req, token)) {
+    const caller = credentials.identify(req);
+    if (!caller) {
       throw new ConsoleHttpError(401, 'missing or wrong token (Authorization: Bearer <token>)', {
         'www-authenticate': 'Bearer',
       });
     }
     const stream = streamPath(path.slice('/api'.length));
-    if (stream) return serveStream(runtime, req, res, stream.runId, stream.name);
-    const [status, body] = await routeApiCall(api, req, path.slice('/api'.length), maxBodyBytes);
+    if (stream) {
+      requireRole(caller, 'viewer', 'GET /api/runs/:id/streams/:name');
+      return serveStream(runtime, req, res, stream.runId, stream.name);
+    }
+    const apiPath = path.slice('/api'.length);
+    const [status, body] = await routeApiCall(api, req, apiPath, maxBodyBytes, caller);
     sendJson(res, status, body);
   };
 

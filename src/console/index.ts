@@ -5,6 +5,8 @@
  * @packageDocumentation
  */
 export { generateToken } from './bearerToken';
+export type { ConsoleRole } from './ConsoleRole';
+export { hashConsoleToken, parseConsoleTokens, type ConsoleTokenHash } from './consoleTokens';
 export {
   createConsoleHandler,
   type ConsoleHandler,

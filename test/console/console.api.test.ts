@@ -263,7 +263,7 @@ describe('the console JSON API', () => {
     expect(shown.body.outcome).toMatchObject({
       error: {
         name: 'RunCancelledError',
-        message: `run "${doomed.runId}" was cancelled: duplicate order`,
+        message: `run "${doomed.runId}" was cancelled: duplicate order (by console-token via the console)`,
       },
     });
   });
