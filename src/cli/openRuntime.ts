@@ -19,7 +19,8 @@ const CLOSE_GRACE_MS = 0;
 /**
  * Opens a runtime for a command that reads or acts on runs: no migrations applied (a
  * database without current waymark tables is refused, exit code 3), no worker, identified
- * as `waymark-cli@host:pid` in the runs it touches.
+ * as `waymark-cli@host:pid` in the runs it touches. `streamTokenSecret` checks the stream
+ * tokens the application makes (`waymark console`).
  *
  * @example
  * ```ts
@@ -27,7 +28,11 @@ const CLOSE_GRACE_MS = 0;
  * try { console.log(await runtime.list()); } finally { await runtime.close({ grace: 0 }); }
  * ```
  */
-export async function openRuntime(url: string, output: Output): Promise<WaymarkRuntime> {
+export async function openRuntime(
+  url: string,
+  output: Output,
+  options: { streamTokenSecret?: string } = {},
+): Promise<WaymarkRuntime> {
   const missing = missingSqliteFile(url);
   if (missing !== undefined) {
     throw new CliError(
@@ -43,6 +48,7 @@ export async function openRuntime(url: string, output: Output): Promise<WaymarkR
       workerId: `waymark-cli@${hostname()}:${process.pid}`,
       storeRetryTimeout: CLI_STORE_RETRY_MS,
       logger: cliLogger(output),
+      streamTokenSecret: options.streamTokenSecret,
     });
   } catch (error) {
     throw isStoreUnavailableError(error) ? databaseUnavailable(url, error) : error;

@@ -1,18 +1,20 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ConfigurationError } from '../errors/ConfigurationError';
 import type { WaymarkRuntime } from '../runtime/WaymarkRuntime';
 import { allowMethod } from './allowMethod';
 import { ConsoleApi } from './ConsoleApi';
 import { ConsoleCredentials } from './ConsoleCredentials';
 import type { ConsoleTokenHash } from './consoleTokens';
 import { CONSOLE_ASSETS } from './consoleAssets';
-import { ConsoleHttpError, isConsoleHttpError } from './ConsoleHttpError';
-import { httpStatusOf } from './httpStatusOf';
+import { ConsoleHttpError } from './ConsoleHttpError';
 import { send, sendError, sendJson } from './httpResponses';
+import { normalizeBasePath } from './normalizeBasePath';
 import { DEFAULT_MAX_BODY_BYTES } from './readJsonBody';
 import { routeApiCall, streamPath } from './routeApiCall';
 import { requireRole } from './requireRole';
+import { sendFailure } from './sendFailure';
 import { serveStream } from './serveStream';
+import { serveTokenStream, tokenStreamAddress } from './serveTokenStream';
+import { checkStreamOrigins } from './streamOrigins';
 
 /** Options of {@link createConsoleHandler}. */
 export interface ConsoleHandlerOptions {
@@ -38,6 +40,12 @@ export interface ConsoleHandlerOptions {
   basePath?: string;
   /** Largest request body accepted; default 64 KiB (larger is a 413). */
   maxBodyBytes?: number;
+  /**
+   * Sites whose pages may read `GET /api/streams/:runId/:name?token=` with a stream token
+   * (`runtime.streamToken()`), as their `Origin` reads: `['https://shop.example.com']`.
+   * Other sites get no CORS headers; the console's own page needs none.
+   */
+  streamOrigins?: readonly string[];
 }
 
 /** A Node request handler; `next` is called, when given, for paths outside `basePath`. */
@@ -57,7 +65,9 @@ interface MountedRequest extends IncomingMessage {
  * none of which needs a token) and the JSON API under `/api`, every call of which needs a
  * token — reads the `viewer` role, signals and cancellations `operator`: `GET /api/runs`,
  * `GET /api/runs/:id`, `POST /api/runs/:id/signal`, `POST /api/runs/:id/cancel`,
- * `GET /api/runs/:id/streams` and, as server-sent events, `GET /api/runs/:id/streams/:name?from=`.
+ * `GET /api/runs/:id/streams` and, as server-sent events, `GET /api/runs/:id/streams/:name?from=`;
+ * and, for a page of the application's that holds a stream token instead of a console
+ * token, `GET /api/streams/:runId/:name?token=` (CORS for `streamOrigins`).
  *
  * @example
  * ```ts
@@ -71,7 +81,11 @@ export function createConsoleHandler(
   options: ConsoleHandlerOptions,
 ): ConsoleHandler {
   const credentials = ConsoleCredentials.of(options, 'createConsoleHandler()');
-  const basePath = normalizeBasePath(options.basePath);
+  const basePath = normalizeBasePath(options.basePath, 'createConsoleHandler()');
+  const streamOrigins = checkStreamOrigins(
+    options.streamOrigins,
+    'createConsoleHandler(): streamOrigins',
+  );
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const api = new ConsoleApi(runtime);
 
@@ -100,6 +114,10 @@ export function createConsoleHandler(
     if (path !== '/api' && !path.startsWith('/api/')) {
       serveAsset(req, res, path);
       return;
+    }
+    if (path.startsWith('/api/streams/')) {
+      const { runId, name } = tokenStreamAddress(path.slice('/api/streams'.length));
+      return serveTokenStream(runtime, req, res, runId, name, streamOrigins);
     }
     const caller = credentials.identify(req);
     if (!caller) {
@@ -134,27 +152,4 @@ function serveAsset(req: IncomingMessage, res: ServerResponse, path: string): vo
   }
   allowMethod(req, 'GET');
   send(res, 200, asset.contentType, asset.body);
-}
-
-/** Answers `{ error }` with the status for `error`; a 500 says it is an internal error. */
-function sendFailure(res: ServerResponse, error: unknown): void {
-  if (res.headersSent) {
-    res.destroy();
-    return;
-  }
-  const status = httpStatusOf(error);
-  const message = error instanceof Error ? error.message : String(error);
-  const headers = isConsoleHttpError(error) ? error.headers : {};
-  sendError(res, status, status === 500 ? `internal error: ${message}` : message, headers);
-}
-
-function normalizeBasePath(basePath: string | undefined): string {
-  if (basePath === undefined) return '';
-  const trimmed = basePath.replace(/\/+$/, '');
-  if (trimmed !== '' && !trimmed.startsWith('/')) {
-    throw new ConfigurationError(
-      `createConsoleHandler(): basePath must start with "/", got "${basePath}"`,
-    );
-  }
-  return trimmed;
 }

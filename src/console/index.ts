@@ -12,6 +12,7 @@ export {
   type ConsoleHandler,
   type ConsoleHandlerOptions,
 } from './createConsoleHandler';
+export { createStreamHandler, type StreamHandlerOptions } from './createStreamHandler';
 export type { RunDetailResponse, RunListResponse, RunOutcomeJson } from './ConsoleApi';
 export type { ListedRun, ToolApprovalPreview } from './approvalPreview';
 export type { CancelRequest, SignalRequest } from './consoleRequests';

@@ -22,6 +22,8 @@ export interface StartConsoleOptions {
   tokens?: readonly ConsoleTokenHash[];
   /** Largest request body accepted; default 64 KiB. */
   maxBodyBytes?: number;
+  /** Sites whose pages may read streams with a stream token (see `createConsoleHandler`). */
+  streamOrigins?: readonly string[];
 }
 
 /** A console being served; `close()` stops it (the runtime stays open). */
@@ -63,6 +65,7 @@ export async function startConsole(
     token,
     tokens: options.tokens,
     maxBodyBytes: options.maxBodyBytes,
+    streamOrigins: options.streamOrigins,
   });
   const server = createServer((req, res) => handler(req, res));
   await new Promise<void>((resolve, reject) => {

@@ -6,6 +6,7 @@ import type { OperatorActions } from './OperatorActions';
 import type { RunReads } from './RunReads';
 import type { Runs } from './Runs';
 import type { Shutdown } from './Shutdown';
+import type { StreamTokens } from './streams/StreamTokens';
 import type { TimeControls } from './TimeControls';
 import type { Workers } from './Workers';
 
@@ -20,7 +21,7 @@ export interface RuntimeIdentity {
  * The named services `WaymarkRuntime` delegates to, each built once by
  * `Waymark.create()`: runs (start, recover, signal), reads (lists, histories, streams,
  * handles), operator actions (retry, resolve, fork, cancel), time (schedules, retention),
- * flows (queues, limiters), workers, events, and shutdown.
+ * flows (queues, limiters), workers, events, shutdown, and stream tokens.
  */
 export interface RuntimeServices {
   readonly identity: RuntimeIdentity;
@@ -32,4 +33,5 @@ export interface RuntimeServices {
   readonly workers: Workers;
   readonly events: RuntimeEvents;
   readonly shutdown: Shutdown;
+  readonly streamTokens: StreamTokens;
 }

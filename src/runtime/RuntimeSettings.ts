@@ -1,11 +1,12 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { ConfigurationError } from '../errors/ConfigurationError';
-import { SystemClock, type Clock } from '../ground/Clock';
+import { realClock, SystemClock, type Clock } from '../ground/Clock';
 import { parseDuration } from '../ground/Duration';
 import { quietConsoleLogger, type Logger } from '../ground/Logger';
 import type { GroupCommitBounds } from '../store/GroupCommit';
 import type { RuntimeOptions } from './RuntimeOptions';
+import { StreamTokens } from './streams/StreamTokens';
 
 /** `Waymark.create()` options, checked and with their defaults. */
 export interface RuntimeSettings {
@@ -20,6 +21,8 @@ export interface RuntimeSettings {
   readonly migrate: boolean;
   /** Null when each checkpoint commits alone. */
   readonly groupCommit: GroupCommitBounds | null;
+  /** Signs and checks `runtime.streamToken()`s with `streamTokenSecret` (or a random one). */
+  readonly streamTokens: StreamTokens;
 }
 
 /** Checks `Waymark.create()` options; a bad one is a `ConfigurationError` naming it. */
@@ -62,6 +65,8 @@ export function resolveSettings(options: RuntimeOptions): RuntimeSettings {
     logger: options.logger ?? quietConsoleLogger,
     migrate: options.migrate ?? true,
     groupCommit: groupCommitBounds(options.groupCommit),
+    // Real time: the token is checked by other processes, on their clocks.
+    streamTokens: StreamTokens.of(options.streamTokenSecret, realClock),
   };
 }
 

@@ -90,6 +90,7 @@ export function assembleRuntime(s: RuntimeFloorSettings): RuntimeFloor {
     workers,
     events,
     shutdown,
+    streamTokens: s.settings.streamTokens,
   };
   return { services, entry };
 }

@@ -31,6 +31,7 @@ function startCli(args: readonly string[], env: Record<string, string> = {}) {
   const environment: NodeJS.ProcessEnv = { ...process.env, ...env };
   if (!('WAYMARK_CONSOLE_TOKEN' in env)) delete environment.WAYMARK_CONSOLE_TOKEN;
   if (!('WAYMARK_CONSOLE_TOKENS' in env)) delete environment.WAYMARK_CONSOLE_TOKENS;
+  if (!('WAYMARK_STREAM_TOKEN_SECRET' in env)) delete environment.WAYMARK_STREAM_TOKEN_SECRET;
   const child = spawn(
     process.execPath,
     ['-r', '@swc-node/register', 'src/cli/main.ts', 'console', '--db', database, ...args],
@@ -165,6 +166,34 @@ describe('waymark console', () => {
     const empty = startCli(['--port', '0', '--tokens-file', file]);
     expect(await empty.exited).toBe(2);
     expect(empty.output.stderr).toContain(`no token in --tokens-file ${file}`);
+  });
+
+  it('serves a stream to an allowed origin with a stream token of a runtime with the same secret', async () => {
+    const secret = 'the-applications-stream-token-secret-0123';
+    const served = startCli(['--port', '0', '--stream-origin', 'http://shop.localhost'], {
+      WAYMARK_STREAM_TOKEN_SECRET: secret,
+    });
+    const runtime = await Waymark.create({ database, streamTokenSecret: secret, migrate: false });
+    try {
+      const [, url] = await waitForLine(served.output);
+      const token = runtime.streamToken('echo-cli', 'llm');
+      const read = await fetch(`${url}api/streams/echo-cli/llm?token=${token}`, {
+        headers: { origin: 'http://shop.localhost' },
+      });
+      expect(read.status).toBe(200);
+      expect(read.headers.get('access-control-allow-origin')).toBe('http://shop.localhost');
+      expect(await read.text()).toContain('event: end');
+      const another = await fetch(`${url}api/streams/echo-cli/other?token=${token}`);
+      expect(another.status).toBe(403);
+    } finally {
+      served.child.kill('SIGTERM');
+      await runtime.close();
+    }
+    expect(await served.exited).toBe(0);
+    expect(served.output.stderr).toBe('');
+    const bad = startCli(['--port', '0', '--stream-origin', 'shop.localhost']);
+    expect(await bad.exited).toBe(2);
+    expect(bad.output.stderr).toContain('--stream-origin: "shop.localhost" is not an origin');
   });
 
   it('refuses an empty --host (exit 2) instead of listening on every interface', async () => {

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { consoleToken } from '../../console/consoleToken';
 import { parseConsoleTokens, type ConsoleTokenHash } from '../../console/consoleTokens';
+import { checkStreamOrigins } from '../../console/streamOrigins';
 import { startConsole, type RunningConsole } from '../../console/startConsole';
 import type { WaymarkRuntime } from '../../runtime/WaymarkRuntime';
 import { databaseUrlOf, type CliContext } from '../CliContext';
@@ -18,11 +19,15 @@ export const CONSOLE_TOKEN_VARIABLE = 'WAYMARK_CONSOLE_TOKEN';
 /** The environment variable holding hashed tokens with roles, as a tokens file does. */
 export const CONSOLE_TOKENS_VARIABLE = 'WAYMARK_CONSOLE_TOKENS';
 
+/** The environment variable holding the application's `streamTokenSecret`. */
+export const STREAM_TOKEN_SECRET_VARIABLE = 'WAYMARK_STREAM_TOKEN_SECRET';
+
 interface ConsoleCommandOptions {
   port: number;
   host: string;
   token?: string;
   tokensFile?: string;
+  streamOrigin: string[];
 }
 
 /**
@@ -61,14 +66,30 @@ export function registerConsoleCommand(program: Command, cli: CliContext): void 
       `tokens with a role, one per line as role:sha256hex[:name] (role viewer, operator or ` +
         `admin; also read from $${CONSOLE_TOKENS_VARIABLE})`,
     )
+    .option(
+      '--stream-origin <origin>',
+      `a site whose pages may read /api/streams/:run/:stream?token= with the application's ` +
+        `stream tokens (repeat it; needs $${STREAM_TOKEN_SECRET_VARIABLE})`,
+      (origin: string, previous: string[]) => [...previous, origin],
+      [],
+    )
     .action(async (options: ConsoleCommandOptions, command: Command) => {
       const url = databaseUrlOf(command, cli.env);
       checkHost(options.host);
       const token = tokenOf(options.token, cli);
       const tokens = tokensOf(options.tokensFile, cli);
-      const runtime = await openRuntime(url, cli.output);
+      checkStreamOrigins(options.streamOrigin, '--stream-origin');
+      const streamTokenSecret = cli.env[STREAM_TOKEN_SECRET_VARIABLE];
+      if (options.streamOrigin.length > 0 && streamTokenSecret === undefined) {
+        cli.output.warn(
+          `--stream-origin without $${STREAM_TOKEN_SECRET_VARIABLE}: this console accepts no ` +
+            "stream token of the application's (set the application's streamTokenSecret)",
+        );
+      }
+      const runtime = await openRuntime(url, cli.output, { streamTokenSecret });
       const stopped = stopSignal();
-      const served = await serve(runtime, { ...options, token, tokens });
+      const streamOrigins = options.streamOrigin;
+      const served = await serve(runtime, { ...options, token, tokens, streamOrigins });
       if (!isLoopback(options.host)) {
         cli.output.warn(
           `listening on ${options.host}: anyone who reaches this port and has the token can signal and cancel runs`,
@@ -88,7 +109,10 @@ export function registerConsoleCommand(program: Command, cli: CliContext): void 
 
 async function serve(
   runtime: WaymarkRuntime,
-  options: ConsoleCommandOptions & { tokens: ConsoleTokenHash[] | undefined },
+  options: ConsoleCommandOptions & {
+    tokens: ConsoleTokenHash[] | undefined;
+    streamOrigins: string[];
+  },
 ): Promise<RunningConsole> {
   try {
     return await startConsole(runtime, options);
