@@ -9,6 +9,7 @@ import {
   MAX_ERROR_TEXT,
   MAX_VALUE_TEXT,
   parseCancelRequest,
+  parseEmptyRequest,
   parseListQuery,
   parseSignalRequest,
   parseStepsQuery,
@@ -123,6 +124,16 @@ export class ConsoleApi {
     const { name, payload } = parseSignalRequest(body);
     await this.runtime.signal(runId, name, withDecidedBy(payload, decidedBy));
     return { runId, signal: name };
+  }
+
+  /**
+   * Puts a `failed` or `needs_attention` run back in the queue (`retry(runId, { queue: true })`:
+   * a worker executes it, never the console); `body` must be empty.
+   */
+  async retry(runId: string, body: unknown): Promise<{ runId: string; retried: true }> {
+    parseEmptyRequest(body);
+    await this.runtime.retry(runId, { queue: true });
+    return { runId, retried: true };
   }
 
   /** Cancels the run, with the optional `reason` in `body` and who cancelled it. */

@@ -10,8 +10,9 @@ import { requireRole } from './requireRole';
  * Dispatches an authorized API call to the {@link ConsoleApi} and returns the status and
  * JSON body to answer with. `path` is the part after `/api`:
  * `GET /runs`, `GET /runs/:id?from=&limit=`, `GET /queues`, `POST /runs/:id/signal`,
- * `POST /runs/:id/cancel`, `GET /runs/:id/streams`. Reads need the `viewer` role, signals
- * and cancellations `operator`; those are recorded as decided by `caller`.
+ * `POST /runs/:id/cancel`, `POST /runs/:id/retry`, `GET /runs/:id/streams`. Reads need the
+ * `viewer` role; signals, cancellations and retries `operator` (signals and cancellations
+ * are recorded as decided by `caller`).
  *
  * @example
  * ```ts
@@ -50,10 +51,11 @@ export async function routeApiCall(
     requireRole(caller, 'viewer', 'GET /api/runs/:id/streams');
     return [200, { streams: await api.streams(runId) }];
   }
-  if (action !== 'signal' && action !== 'cancel') throw noSuchApi();
+  if (action !== 'signal' && action !== 'cancel' && action !== 'retry') throw noSuchApi();
   allowMethod(req, 'POST');
   requireRole(caller, 'operator', `POST /api/runs/:id/${action}`);
   const body = await readJsonBody(req, maxBodyBytes);
+  if (action === 'retry') return [200, await api.retry(runId, body)];
   return [
     200,
     action === 'signal'

@@ -61,6 +61,7 @@ async function waitingRun(tag: string): Promise<string> {
 const MUTATIONS = [
   { action: 'signal', body: { name: 'approval', payload: { approved: true } } },
   { action: 'cancel', body: { reason: 'duplicate' } },
+  { action: 'retry', body: {} },
 ] as const;
 
 describe('console tokens with roles', () => {
@@ -128,6 +129,22 @@ describe('console tokens with roles', () => {
     expect(shown.body.outcome.error.message).toBe(
       `run "${runId}" was cancelled: dup (by ${name} via the console)`,
     );
+  });
+
+  it('lets an operator put a failed run back in the queue, for a worker to execute', async () => {
+    await expect(runtime.run(ConsoleShop, 'charge', ['roles-retry'])).rejects.toThrow(
+      'card declined',
+    );
+    const runId = 'charge-roles-retry';
+    expect((await call('POST', `api/runs/${runId}/retry`, VIEWER, {})).status).toBe(403);
+    expect((await call('POST', `api/runs/${runId}/retry`, OPERATOR, { now: true })).status).toBe(
+      400,
+    );
+    const retried = await call('POST', `api/runs/${runId}/retry`, OPERATOR);
+    expect(retried).toEqual({ status: 200, body: { runId, retried: true } });
+    expect(await runtime.handle(runId).status()).toBe('pending');
+    const again = await call('POST', `api/runs/${runId}/retry`, ADMIN);
+    expect(again.status).toBe(409);
   });
 
   it('signals without a payload as { decidedBy }', async () => {
