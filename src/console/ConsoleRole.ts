@@ -1,6 +1,6 @@
 /**
  * What a console token may do: `viewer` reads (runs, histories, streams), `operator` also
- * acts on runs (signals such as approvals, cancel), `admin` may do everything, including
+ * acts on runs (signals such as approvals, cancel, retry), `admin` may do everything, including
  * whatever is added later that destroys data.
  */
 export type ConsoleRole = 'viewer' | 'operator' | 'admin';

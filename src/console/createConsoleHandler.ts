@@ -27,7 +27,7 @@ export interface ConsoleHandlerOptions {
    */
   token?: string;
   /**
-   * Tokens with a role (`viewer` reads, `operator` also signals and cancels, `admin` may do
+   * Tokens with a role (`viewer` reads, `operator` also signals, cancels, retries, `admin` may do
    * everything) and a name the run's history records as `decidedBy`, each given by its
    * SHA-256 hash (`hashConsoleToken()`, or `parseConsoleTokens()` of a tokens file).
    */
@@ -63,7 +63,7 @@ interface MountedRequest extends IncomingMessage {
 /**
  * The web console as a Node request handler: the page (`/`, its script and stylesheet,
  * none of which needs a token) and the JSON API under `/api`, every call of which needs a
- * token — reads the `viewer` role, signals and cancellations `operator`: `GET /api/runs`,
+ * token — reads the `viewer` role, signals, cancels and retries `operator`: `GET /api/runs`,
  * `GET /api/runs/:id`, `POST /api/runs/:id/signal`, `POST /api/runs/:id/cancel`,
  * `GET /api/runs/:id/streams` and, as server-sent events, `GET /api/runs/:id/streams/:name?from=`;
  * and, for a page of the application's that holds a stream token instead of a console
