@@ -51,6 +51,7 @@ export {
   type StreamEntries,
   type StreamEntry,
   type StreamRestart,
+  type StreamTokenOptions,
   type StreamWriter,
   type WaymarkEventName,
   type WaymarkEvents,

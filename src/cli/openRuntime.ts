@@ -20,6 +20,7 @@ const CLOSE_GRACE_MS = 0;
  * Opens a runtime for a command that reads or acts on runs: no migrations applied (a
  * database without current waymark tables is refused, exit code 3), no worker, no notice of
  * runs left running, identified as `waymark-cli@host:pid` in the runs it touches.
+ * `streamTokenSecret` checks the stream tokens the application makes (`waymark console`).
  *
  * @example
  * ```ts
@@ -27,7 +28,11 @@ const CLOSE_GRACE_MS = 0;
  * try { console.log(await runtime.list()); } finally { await runtime.close({ grace: 0 }); }
  * ```
  */
-export async function openRuntime(url: string, output: Output): Promise<WaymarkRuntime> {
+export async function openRuntime(
+  url: string,
+  output: Output,
+  options: { streamTokenSecret?: string } = {},
+): Promise<WaymarkRuntime> {
   const missing = missingSqliteFile(url);
   if (missing !== undefined) {
     throw new CliError(
@@ -45,6 +50,7 @@ export async function openRuntime(url: string, output: Output): Promise<WaymarkR
       logger: cliLogger(output),
       // No command here resumes runs, and the operator sees running ones in `list`/`show`.
       reportAbandonedRuns: false,
+      streamTokenSecret: options.streamTokenSecret,
     });
   } catch (error) {
     throw isStoreUnavailableError(error) ? databaseUnavailable(url, error) : error;

@@ -9,6 +9,7 @@ import {
   MAX_ERROR_TEXT,
   MAX_VALUE_TEXT,
   parseCancelRequest,
+  parseEmptyRequest,
   parseListQuery,
   parseSignalRequest,
   parseStepsQuery,
@@ -110,19 +111,52 @@ export class ConsoleApi {
     };
   }
 
-  /** Sends the signal in `body` (`{ name, payload? }`) to the run. */
-  async signal(runId: string, body: unknown): Promise<{ runId: string; signal: string }> {
+  /**
+   * Sends the signal in `body` (`{ name, payload? }`) to the run, as decided by the token
+   * named `decidedBy`: an object payload (or none) carries `decidedBy`, so the wait that
+   * takes it records in the run's history who decided, and when.
+   */
+  async signal(
+    runId: string,
+    body: unknown,
+    decidedBy: string,
+  ): Promise<{ runId: string; signal: string }> {
     const { name, payload } = parseSignalRequest(body);
-    await this.runtime.signal(runId, name, payload);
+    await this.runtime.signal(runId, name, withDecidedBy(payload, decidedBy));
     return { runId, signal: name };
   }
 
-  /** Cancels the run, with the optional `reason` in `body`. */
-  async cancel(runId: string, body: unknown): Promise<{ runId: string; cancelled: true }> {
+  /**
+   * Puts a `failed` or `needs_attention` run back in the queue (`retry(runId, { queue: true })`:
+   * a worker executes it, never the console); `body` must be empty.
+   */
+  async retry(runId: string, body: unknown): Promise<{ runId: string; retried: true }> {
+    parseEmptyRequest(body);
+    await this.runtime.retry(runId, { queue: true });
+    return { runId, retried: true };
+  }
+
+  /** Cancels the run, with the optional `reason` in `body` and who cancelled it. */
+  async cancel(
+    runId: string,
+    body: unknown,
+    decidedBy: string,
+  ): Promise<{ runId: string; cancelled: true }> {
     const { reason } = parseCancelRequest(body);
-    await this.runtime.cancel(runId, reason);
+    const by = `by ${decidedBy} via the console`;
+    await this.runtime.cancel(runId, reason === undefined ? by : `${reason} (${by})`);
     return { runId, cancelled: true };
   }
+}
+
+/**
+ * `payload` with `decidedBy` set (over any the caller sent: a token cannot claim another's
+ * name); a payload that is not a plain object (a string, a number, an array) is sent as is.
+ */
+function withDecidedBy(payload: unknown, decidedBy: string): unknown {
+  if (payload === undefined) return { decidedBy };
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return payload;
+  return { ...payload, decidedBy };
 }
 
 /** The step with its error message cut at {@link MAX_ERROR_TEXT} characters. */

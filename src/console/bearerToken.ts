@@ -1,5 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import { randomBytes } from 'node:crypto';
 
 /**
  * A new console token: 32 random bytes, hex.
@@ -11,18 +10,4 @@ import type { IncomingMessage } from 'node:http';
  */
 export function generateToken(): string {
   return randomBytes(32).toString('hex');
-}
-
-/**
- * Whether the request carries `Authorization: Bearer <token>`. Both sides are hashed
- * first, so the comparison takes the same time whatever the length or content of a guess.
- */
-export function hasBearerToken(req: IncomingMessage, token: string): boolean {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
-  if (!match) return false;
-  return timingSafeEqual(digest(match[1]), digest(token));
-}
-
-function digest(text: string): Buffer {
-  return createHash('sha256').update(text, 'utf8').digest();
 }

@@ -137,6 +137,11 @@ export function parseCancelRequest(body: unknown): CancelRequest {
   return { reason };
 }
 
+/** Checks the body of a request that takes none: empty, or `{}`. */
+export function parseEmptyRequest(body: unknown): void {
+  if (body !== undefined) objectBody(body, [], '{}');
+}
+
 function objectBody(
   body: unknown,
   allowed: readonly string[],

@@ -1,26 +1,37 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ConfigurationError } from '../errors/ConfigurationError';
 import type { WaymarkRuntime } from '../runtime/WaymarkRuntime';
 import { allowMethod } from './allowMethod';
-import { hasBearerToken } from './bearerToken';
 import { ConsoleApi } from './ConsoleApi';
-import { consoleToken } from './consoleToken';
+import { ConsoleCredentials } from './ConsoleCredentials';
+import type { ConsoleTokenHash } from './consoleTokens';
 import { CONSOLE_ASSETS } from './consoleAssets';
-import { ConsoleHttpError, isConsoleHttpError } from './ConsoleHttpError';
-import { httpStatusOf } from './httpStatusOf';
+import { ConsoleHttpError } from './ConsoleHttpError';
 import { send, sendError, sendJson } from './httpResponses';
+import { normalizeBasePath } from './normalizeBasePath';
 import { DEFAULT_MAX_BODY_BYTES } from './readJsonBody';
 import { routeApiCall, streamPath } from './routeApiCall';
+import { requireRole } from './requireRole';
+import { sendFailure } from './sendFailure';
 import { serveStream } from './serveStream';
+import { serveTokenStream, tokenStreamAddress } from './serveTokenStream';
+import { checkStreamOrigins } from './streamOrigins';
 
 /** Options of {@link createConsoleHandler}. */
 export interface ConsoleHandlerOptions {
   /**
-   * Every API call must carry it as `Authorization: Bearer <token>`; the page takes it from
-   * the URL fragment `#token=…`. Use a long random one (`generateToken()`): at least 16
-   * printable ASCII characters, no whitespace (surrounding whitespace is trimmed).
+   * A token that may do everything (the `admin` role), recorded as `console-token` in what
+   * it decides. Every API call must carry a token as `Authorization: Bearer <token>`; the
+   * page takes it from the URL fragment `#token=…`. Use a long random one
+   * (`generateToken()`): at least 16 printable ASCII characters, no whitespace (surrounding
+   * whitespace is trimmed). Give `token`, `tokens`, or both.
    */
-  token: string;
+  token?: string;
+  /**
+   * Tokens with a role (`viewer` reads, `operator` also signals, cancels, retries, `admin` may do
+   * everything) and a name the run's history records as `decidedBy`, each given by its
+   * SHA-256 hash (`hashConsoleToken()`, or `parseConsoleTokens()` of a tokens file).
+   */
+  tokens?: readonly ConsoleTokenHash[];
   /**
    * The path the console is served under when the handler sees full paths (a plain
    * `http.createServer`), e.g. `'/waymark'`. Leave it out under `app.use('/waymark', …)`:
@@ -29,6 +40,12 @@ export interface ConsoleHandlerOptions {
   basePath?: string;
   /** Largest request body accepted; default 64 KiB (larger is a 413). */
   maxBodyBytes?: number;
+  /**
+   * Sites whose pages may read `GET /api/streams/:runId/:name?token=` with a stream token
+   * (`runtime.streamToken()`), as their `Origin` reads: `['https://shop.example.com']`.
+   * Other sites get no CORS headers; the console's own page needs none.
+   */
+  streamOrigins?: readonly string[];
 }
 
 /** A Node request handler; `next` is called, when given, for paths outside `basePath`. */
@@ -45,10 +62,12 @@ interface MountedRequest extends IncomingMessage {
 
 /**
  * The web console as a Node request handler: the page (`/`, its script and stylesheet,
- * none of which needs the token) and the JSON API under `/api`, every call of which needs
- * the token: `GET /api/runs`, `GET /api/runs/:id`, `POST /api/runs/:id/signal`,
- * `POST /api/runs/:id/cancel`, `GET /api/runs/:id/streams` and, as server-sent events,
- * `GET /api/runs/:id/streams/:name?from=`.
+ * none of which needs a token) and the JSON API under `/api`, every call of which needs a
+ * token — reads the `viewer` role, signals, cancels and retries `operator`: `GET /api/runs`,
+ * `GET /api/runs/:id`, `POST /api/runs/:id/signal`, `POST /api/runs/:id/cancel`,
+ * `GET /api/runs/:id/streams` and, as server-sent events, `GET /api/runs/:id/streams/:name?from=`;
+ * and, for a page of the application's that holds a stream token instead of a console
+ * token, `GET /api/streams/:runId/:name?token=` (CORS for `streamOrigins`).
  *
  * @example
  * ```ts
@@ -61,8 +80,12 @@ export function createConsoleHandler(
   runtime: WaymarkRuntime,
   options: ConsoleHandlerOptions,
 ): ConsoleHandler {
-  const token = consoleToken(options.token, 'createConsoleHandler(): token');
-  const basePath = normalizeBasePath(options.basePath);
+  const credentials = ConsoleCredentials.of(options, 'createConsoleHandler()');
+  const basePath = normalizeBasePath(options.basePath, 'createConsoleHandler()');
+  const streamOrigins = checkStreamOrigins(
+    options.streamOrigins,
+    'createConsoleHandler(): streamOrigins',
+  );
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const api = new ConsoleApi(runtime);
 
@@ -92,14 +115,23 @@ export function createConsoleHandler(
       serveAsset(req, res, path);
       return;
     }
-    if (!hasBearerToken(req, token)) {
+    if (path.startsWith('/api/streams/')) {
+      const { runId, name } = tokenStreamAddress(path.slice('/api/streams'.length));
+      return serveTokenStream(runtime, req, res, runId, name, streamOrigins);
+    }
+    const caller = credentials.identify(req);
+    if (!caller) {
       throw new ConsoleHttpError(401, 'missing or wrong token (Authorization: Bearer <token>)', {
         'www-authenticate': 'Bearer',
       });
     }
     const stream = streamPath(path.slice('/api'.length));
-    if (stream) return serveStream(runtime, req, res, stream.runId, stream.name);
-    const [status, body] = await routeApiCall(api, req, path.slice('/api'.length), maxBodyBytes);
+    if (stream) {
+      requireRole(caller, 'viewer', 'GET /api/runs/:id/streams/:name');
+      return serveStream(runtime, req, res, stream.runId, stream.name);
+    }
+    const apiPath = path.slice('/api'.length);
+    const [status, body] = await routeApiCall(api, req, apiPath, maxBodyBytes, caller);
     sendJson(res, status, body);
   };
 
@@ -120,27 +152,4 @@ function serveAsset(req: IncomingMessage, res: ServerResponse, path: string): vo
   }
   allowMethod(req, 'GET');
   send(res, 200, asset.contentType, asset.body);
-}
-
-/** Answers `{ error }` with the status for `error`; a 500 says it is an internal error. */
-function sendFailure(res: ServerResponse, error: unknown): void {
-  if (res.headersSent) {
-    res.destroy();
-    return;
-  }
-  const status = httpStatusOf(error);
-  const message = error instanceof Error ? error.message : String(error);
-  const headers = isConsoleHttpError(error) ? error.headers : {};
-  sendError(res, status, status === 500 ? `internal error: ${message}` : message, headers);
-}
-
-function normalizeBasePath(basePath: string | undefined): string {
-  if (basePath === undefined) return '';
-  const trimmed = basePath.replace(/\/+$/, '');
-  if (trimmed !== '' && !trimmed.startsWith('/')) {
-    throw new ConfigurationError(
-      `createConsoleHandler(): basePath must start with "/", got "${basePath}"`,
-    );
-  }
-  return trimmed;
 }

@@ -5,11 +5,14 @@
  * @packageDocumentation
  */
 export { generateToken } from './bearerToken';
+export type { ConsoleRole } from './ConsoleRole';
+export { hashConsoleToken, parseConsoleTokens, type ConsoleTokenHash } from './consoleTokens';
 export {
   createConsoleHandler,
   type ConsoleHandler,
   type ConsoleHandlerOptions,
 } from './createConsoleHandler';
+export { createStreamHandler, type StreamHandlerOptions } from './createStreamHandler';
 export type { RunDetailResponse, RunListResponse, RunOutcomeJson } from './ConsoleApi';
 export type { ListedRun, ToolApprovalPreview } from './approvalPreview';
 export type { CancelRequest, SignalRequest } from './consoleRequests';

@@ -14,6 +14,7 @@ const HEARTBEAT_MS = 15_000;
  * the run ended. A reconnect resumes after `Last-Event-ID` (or at `from`). The next entry is
  * read only once the socket took the last one (`drain`), so a reader that does not read costs
  * a socket buffer, not the stream; `: heartbeat` comment lines keep a quiet stream open.
+ * `headers` are added to the answer (CORS headers for a stream token's reader).
  *
  * @example
  * ```ts
@@ -26,6 +27,7 @@ export async function serveStream(
   res: ServerResponse,
   runId: string,
   name: string,
+  headers: Readonly<Record<string, string>> = {},
 ): Promise<void> {
   allowMethod(req, 'GET');
   const from = startOffset(req);
@@ -38,6 +40,7 @@ export async function serveStream(
     'cache-control': 'no-store',
     'x-content-type-options': 'nosniff',
     'x-accel-buffering': 'no',
+    ...headers,
   });
   res.write(': waymark stream\n\n');
   // Only on an idle socket: a heartbeat must not grow the buffer of a reader that stalled.

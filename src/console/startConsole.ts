@@ -4,6 +4,7 @@ import type { WaymarkRuntime } from '../runtime/WaymarkRuntime';
 import { generateToken } from './bearerToken';
 import { consoleToken } from './consoleToken';
 import { createConsoleHandler } from './createConsoleHandler';
+import type { ConsoleTokenHash } from './consoleTokens';
 
 /** Options of {@link startConsole}. */
 export interface StartConsoleOptions {
@@ -12,20 +13,28 @@ export interface StartConsoleOptions {
   /** Default `127.0.0.1`: only this machine can reach the console. */
   host?: string;
   /**
-   * The token API calls need; default a new one (32 random bytes, hex). Trimmed; at least 16
-   * printable ASCII characters without whitespace, else a `ConfigurationError`.
+   * A token that may do everything (`admin`); default a new one (32 random bytes, hex) when
+   * `tokens` is not given either. Trimmed; at least 16 printable ASCII characters without
+   * whitespace, else a `ConfigurationError`.
    */
   token?: string;
+  /** Tokens with a role and a name, by their SHA-256 hash (see `createConsoleHandler`). */
+  tokens?: readonly ConsoleTokenHash[];
   /** Largest request body accepted; default 64 KiB. */
   maxBodyBytes?: number;
+  /** Sites whose pages may read streams with a stream token (see `createConsoleHandler`). */
+  streamOrigins?: readonly string[];
 }
 
 /** A console being served; `close()` stops it (the runtime stays open). */
 export interface RunningConsole {
   /** Where the page is, e.g. `http://127.0.0.1:4100/`. */
   readonly url: string;
-  /** The token (trimmed); open `${url}#token=${token}` in a browser. */
-  readonly token: string;
+  /**
+   * The `token` (trimmed, or the one generated); open `${url}#token=${token}` in a browser.
+   * Undefined when only `tokens` were given.
+   */
+  readonly token: string | undefined;
   /** Stops listening and ends open connections. */
   close(): Promise<void>;
 }
@@ -46,11 +55,18 @@ export async function startConsole(
   options: StartConsoleOptions = {},
 ): Promise<RunningConsole> {
   const token =
-    options.token === undefined
-      ? generateToken()
-      : consoleToken(options.token, 'startConsole(): token');
+    options.token !== undefined
+      ? consoleToken(options.token, 'startConsole(): token')
+      : options.tokens === undefined
+        ? generateToken()
+        : undefined;
   const host = options.host ?? '127.0.0.1';
-  const handler = createConsoleHandler(runtime, { token, maxBodyBytes: options.maxBodyBytes });
+  const handler = createConsoleHandler(runtime, {
+    token,
+    tokens: options.tokens,
+    maxBodyBytes: options.maxBodyBytes,
+    streamOrigins: options.streamOrigins,
+  });
   const server = createServer((req, res) => handler(req, res));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

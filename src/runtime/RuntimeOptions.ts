@@ -68,6 +68,13 @@ export interface RuntimeOptions {
    * wait for the commit in flight. `false`: each checkpoint commits alone.
    */
   groupCommit?: boolean | GroupCommitOptions;
+  /**
+   * The key `runtime.streamToken()` signs with (HMAC-SHA256), at least 32 characters; default
+   * 32 random bytes of this process, so only this process accepts its tokens. Every process
+   * that serves streams to tokens another one made (a `waymark console`, a second replica)
+   * needs the same secret.
+   */
+  streamTokenSecret?: string;
   /** Observation points on the step path; used by `waymark/testing`. */
   hooks?: StepHooks;
 }

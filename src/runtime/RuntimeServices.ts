@@ -7,6 +7,7 @@ import type { OperatorActions } from './OperatorActions';
 import type { RunReads } from './RunReads';
 import type { Runs } from './Runs';
 import type { Shutdown } from './Shutdown';
+import type { StreamTokens } from './streams/StreamTokens';
 import type { TimeControls } from './TimeControls';
 import type { Workers } from './Workers';
 
@@ -21,7 +22,8 @@ export interface RuntimeIdentity {
  * The named services `WaymarkRuntime` delegates to, each built once by
  * `Waymark.create()`: runs (start, recover, signal), reads (lists, histories, streams,
  * handles), operator actions (retry, resolve, fork, cancel), time (schedules, retention),
- * flows (queues, limiters), workers, events, shutdown, and the notice of runs left running.
+ * flows (queues, limiters), workers, events, shutdown, the notice of runs left running, and
+ * stream tokens.
  */
 export interface RuntimeServices {
   readonly identity: RuntimeIdentity;
@@ -34,4 +36,5 @@ export interface RuntimeServices {
   readonly events: RuntimeEvents;
   readonly shutdown: Shutdown;
   readonly abandonedRuns: AbandonedRunsNotice;
+  readonly streamTokens: StreamTokens;
 }

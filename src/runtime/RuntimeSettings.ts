@@ -1,11 +1,12 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { ConfigurationError } from '../errors/ConfigurationError';
-import { SystemClock, type Clock } from '../ground/Clock';
+import { realClock, SystemClock, type Clock } from '../ground/Clock';
 import { parseDuration } from '../ground/Duration';
 import { quietConsoleLogger, type Logger } from '../ground/Logger';
 import type { GroupCommitBounds } from '../store/GroupCommit';
 import type { RuntimeOptions } from './RuntimeOptions';
+import { StreamTokens } from './streams/StreamTokens';
 
 /** `Waymark.create()` options, checked and with their defaults. */
 export interface RuntimeSettings {
@@ -21,6 +22,8 @@ export interface RuntimeSettings {
   readonly reportAbandonedRuns: boolean;
   /** Null when each checkpoint commits alone. */
   readonly groupCommit: GroupCommitBounds | null;
+  /** Signs and checks `runtime.streamToken()`s with `streamTokenSecret` (or a random one). */
+  readonly streamTokens: StreamTokens;
 }
 
 /** Checks `Waymark.create()` options; a bad one is a `ConfigurationError` naming it. */
@@ -64,6 +67,8 @@ export function resolveSettings(options: RuntimeOptions): RuntimeSettings {
     migrate: options.migrate ?? true,
     reportAbandonedRuns: options.reportAbandonedRuns ?? true,
     groupCommit: groupCommitBounds(options.groupCommit),
+    // Real time: the token is checked by other processes, on their clocks.
+    streamTokens: StreamTokens.of(options.streamTokenSecret, realClock),
   };
 }
 

@@ -17,7 +17,7 @@ import type { RunHandle } from './RunHandle';
 import type { RuntimeServices } from './RuntimeServices';
 import type { ScheduleInfo, ScheduleOptions } from './Schedules';
 import type { StartOptions } from './StartOptions';
-import type { ReadStreamOptions, StreamEntries } from './streams/StreamEntry';
+import type { ReadStreamOptions, StreamEntries, StreamTokenOptions } from './streams/StreamEntry';
 import type { WorkerHandle, WorkerOptions } from './Worker';
 import type { ArgsOf, AsyncMethodOf, ResultOf } from './WorkflowMethod';
 
@@ -107,6 +107,11 @@ export class WaymarkRuntime {
    */
   readStream<T>(runId: string, name: string, options?: ReadStreamOptions): StreamEntries<T> {
     return this.services.reads.readStream<T>(runId, name, options);
+  }
+
+  /** A signed token reading only stream `name` of run `runId`, until it expires (default 1h). */
+  streamToken(runId: string, name: string, options: StreamTokenOptions = {}): string {
+    return this.services.streamTokens.sign(runId, name, options);
   }
 
   /** The streams a run has written to, by name, with their length and whether closed. */

@@ -97,6 +97,7 @@ export function assembleRuntime(s: RuntimeFloorSettings): RuntimeFloor {
     events,
     shutdown,
     abandonedRuns: abandonedRunsNotice(events, lifecycle, logger),
+    streamTokens: s.settings.streamTokens,
   };
   return { services, entry };
 }

@@ -24,6 +24,7 @@ export type {
   StreamEntries,
   StreamRestart,
   ReadStreamOptions,
+  StreamTokenOptions,
 } from './streams/StreamEntry';
 export { MAX_STREAM_NAME_LENGTH } from './streams/Streams';
 export type { StreamSummary } from '../model/StreamSummary';

@@ -235,7 +235,7 @@ describe('the console JSON API', () => {
     expect(get.headers.get('allow')).toBe('POST');
     expect((await call('DELETE', 'api/runs')).status).toBe(405);
     expect((await call('GET', 'api/steps')).status).toBe(404);
-    expect((await call('POST', `api/runs/${runs.waiting}/retry`)).status).toBe(404);
+    expect((await call('POST', `api/runs/${runs.waiting}/fork`)).status).toBe(404);
   });
 
   it('sends a signal that wakes the waiting run, and cancels a run', async () => {
@@ -263,7 +263,7 @@ describe('the console JSON API', () => {
     expect(shown.body.outcome).toMatchObject({
       error: {
         name: 'RunCancelledError',
-        message: `run "${doomed.runId}" was cancelled: duplicate order`,
+        message: `run "${doomed.runId}" was cancelled: duplicate order (by console-token via the console)`,
       },
     });
   });

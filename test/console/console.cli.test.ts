@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Waymark } from 'waymark';
+import { hashConsoleToken } from '../../src/console';
 import { ConsoleShop, SCRIPT_PAYLOAD } from './fixtures/ConsoleShop';
 
 const REPO = resolve(__dirname, '../..');
@@ -29,6 +30,8 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 function startCli(args: readonly string[], env: Record<string, string> = {}) {
   const environment: NodeJS.ProcessEnv = { ...process.env, ...env };
   if (!('WAYMARK_CONSOLE_TOKEN' in env)) delete environment.WAYMARK_CONSOLE_TOKEN;
+  if (!('WAYMARK_CONSOLE_TOKENS' in env)) delete environment.WAYMARK_CONSOLE_TOKENS;
+  if (!('WAYMARK_STREAM_TOKEN_SECRET' in env)) delete environment.WAYMARK_STREAM_TOKEN_SECRET;
   const child = spawn(
     process.execPath,
     ['-r', '@swc-node/register', 'src/cli/main.ts', 'console', '--db', database, ...args],
@@ -124,6 +127,73 @@ describe('waymark console', () => {
     const spaced = startCli(['--port', '0'], { WAYMARK_CONSOLE_TOKEN: 'two words-0123456789' });
     expect(await spaced.exited).toBe(2);
     expect(spaced.output.stderr).toContain('WAYMARK_CONSOLE_TOKEN must not contain whitespace');
+  });
+
+  it('takes tokens with roles from --tokens-file and WAYMARK_CONSOLE_TOKENS, generating none', async () => {
+    const file = join(scratch, 'tokens');
+    const viewer = 'viewer-token-0123456789';
+    const admin = 'admin-token-0123456789';
+    writeFileSync(file, `# console tokens\nviewer:${hashConsoleToken(viewer)}:desk\n`);
+    const served = startCli(['--port', '0', '--tokens-file', file], {
+      WAYMARK_CONSOLE_TOKENS: `admin:${hashConsoleToken(admin)}:root`,
+    });
+    try {
+      const [, url, shown] = await waitForLine(served.output);
+      expect(shown).toBe('<your-token>');
+      const as = (token: string, init: RequestInit = {}) =>
+        fetch(`${url}api/runs/echo-cli/cancel`, {
+          ...init,
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}` },
+        });
+      const list = await fetch(`${url}api/runs`, {
+        headers: { authorization: `Bearer ${viewer}` },
+      });
+      expect(list.status).toBe(200);
+      expect((await as(viewer)).status).toBe(403);
+      expect((await as(admin)).status).toBe(409); // allowed, but the run has ended
+    } finally {
+      served.child.kill('SIGTERM');
+    }
+    expect(await served.exited).toBe(0);
+    writeFileSync(file, 'viewer:not-a-hash\n');
+    const malformed = startCli(['--port', '0', '--tokens-file', file]);
+    expect(await malformed.exited).toBe(2);
+    expect(malformed.output.stderr).toContain(
+      `--tokens-file ${file}, line 1: the token must be given as its SHA-256 hash`,
+    );
+    writeFileSync(file, '# none yet\n');
+    const empty = startCli(['--port', '0', '--tokens-file', file]);
+    expect(await empty.exited).toBe(2);
+    expect(empty.output.stderr).toContain(`no token in --tokens-file ${file}`);
+  });
+
+  it('serves a stream to an allowed origin with a stream token of a runtime with the same secret', async () => {
+    const secret = 'the-applications-stream-token-secret-0123';
+    const served = startCli(['--port', '0', '--stream-origin', 'http://shop.localhost'], {
+      WAYMARK_STREAM_TOKEN_SECRET: secret,
+    });
+    const runtime = await Waymark.create({ database, streamTokenSecret: secret, migrate: false });
+    try {
+      const [, url] = await waitForLine(served.output);
+      const token = runtime.streamToken('echo-cli', 'llm');
+      const read = await fetch(`${url}api/streams/echo-cli/llm?token=${token}`, {
+        headers: { origin: 'http://shop.localhost' },
+      });
+      expect(read.status).toBe(200);
+      expect(read.headers.get('access-control-allow-origin')).toBe('http://shop.localhost');
+      expect(await read.text()).toContain('event: end');
+      const another = await fetch(`${url}api/streams/echo-cli/other?token=${token}`);
+      expect(another.status).toBe(403);
+    } finally {
+      served.child.kill('SIGTERM');
+      await runtime.close();
+    }
+    expect(await served.exited).toBe(0);
+    expect(served.output.stderr).toBe('');
+    const bad = startCli(['--port', '0', '--stream-origin', 'shop.localhost']);
+    expect(await bad.exited).toBe(2);
+    expect(bad.output.stderr).toContain('--stream-origin: "shop.localhost" is not an origin');
   });
 
   it('refuses an empty --host (exit 2) instead of listening on every interface', async () => {

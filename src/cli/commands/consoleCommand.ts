@@ -1,5 +1,8 @@
 import type { Command } from 'commander';
+import { readFileSync } from 'node:fs';
 import { consoleToken } from '../../console/consoleToken';
+import { parseConsoleTokens, type ConsoleTokenHash } from '../../console/consoleTokens';
+import { checkStreamOrigins } from '../../console/streamOrigins';
 import { startConsole, type RunningConsole } from '../../console/startConsole';
 import type { WaymarkRuntime } from '../../runtime/WaymarkRuntime';
 import { databaseUrlOf, type CliContext } from '../CliContext';
@@ -13,17 +16,27 @@ import { stopSignal } from '../stopSignal';
 /** The environment variable holding the console token when `--token` is not given. */
 export const CONSOLE_TOKEN_VARIABLE = 'WAYMARK_CONSOLE_TOKEN';
 
+/** The environment variable holding hashed tokens with roles, as a tokens file does. */
+export const CONSOLE_TOKENS_VARIABLE = 'WAYMARK_CONSOLE_TOKENS';
+
+/** The environment variable holding the application's `streamTokenSecret`. */
+export const STREAM_TOKEN_SECRET_VARIABLE = 'WAYMARK_STREAM_TOKEN_SECRET';
+
 interface ConsoleCommandOptions {
   port: number;
   host: string;
   token?: string;
+  tokensFile?: string;
+  streamOrigin: string[];
 }
 
 /**
  * `waymark console`: serves the web console (runs, step timelines, approvals) for the
  * database until SIGTERM or SIGINT. It executes no run: it reads runs and sends signals and
- * cancellations, which workers elsewhere act on. API calls need the token (`--token`,
- * `WAYMARK_CONSOLE_TOKEN`, or a new one). The URL to open carries a new token; one from
+ * cancellations, which workers elsewhere act on. API calls need a token: the admin one
+ * (`--token`, `WAYMARK_CONSOLE_TOKEN`, or a new one unless tokens with roles are given), or
+ * one of the hashed tokens with a role of `--tokens-file` and `WAYMARK_CONSOLE_TOKENS`
+ * (`role:sha256hex[:name]` each). The URL to open carries a new token; one from
  * `WAYMARK_CONSOLE_TOKEN` is never printed (the URL shows `#token=<WAYMARK_CONSOLE_TOKEN>`),
  * so it stays out of journald and container logs.
  *
@@ -48,20 +61,43 @@ export function registerConsoleCommand(program: Command, cli: CliContext): void 
       `token API calls need, 16 characters or more (prefer $${CONSOLE_TOKEN_VARIABLE}: ` +
         'a command line is visible to other users; default: a new one)',
     )
+    .option(
+      '--tokens-file <path>',
+      `tokens with a role, one per line as role:sha256hex[:name] (role viewer, operator or ` +
+        `admin; also read from $${CONSOLE_TOKENS_VARIABLE})`,
+    )
+    .option(
+      '--stream-origin <origin>',
+      `a site whose pages may read /api/streams/:run/:stream?token= with the application's ` +
+        `stream tokens (repeat it; needs $${STREAM_TOKEN_SECRET_VARIABLE})`,
+      (origin: string, previous: string[]) => [...previous, origin],
+      [],
+    )
     .action(async (options: ConsoleCommandOptions, command: Command) => {
       const url = databaseUrlOf(command, cli.env);
       checkHost(options.host);
       const token = tokenOf(options.token, cli);
-      const runtime = await openRuntime(url, cli.output);
+      const tokens = tokensOf(options.tokensFile, cli);
+      checkStreamOrigins(options.streamOrigin, '--stream-origin');
+      const streamTokenSecret = cli.env[STREAM_TOKEN_SECRET_VARIABLE];
+      if (options.streamOrigin.length > 0 && streamTokenSecret === undefined) {
+        cli.output.warn(
+          `--stream-origin without $${STREAM_TOKEN_SECRET_VARIABLE}: this console accepts no ` +
+            "stream token of the application's (set the application's streamTokenSecret)",
+        );
+      }
+      const runtime = await openRuntime(url, cli.output, { streamTokenSecret });
       const stopped = stopSignal();
-      const served = await serve(runtime, { ...options, token });
+      const streamOrigins = options.streamOrigin;
+      const served = await serve(runtime, { ...options, token, tokens, streamOrigins });
       if (!isLoopback(options.host)) {
         cli.output.warn(
           `listening on ${options.host}: anyone who reaches this port and has the token can signal and cancel runs`,
         );
       }
       const fromEnv = options.token === undefined && token !== undefined;
-      const shown = fromEnv ? `<${CONSOLE_TOKEN_VARIABLE}>` : served.token;
+      // With only tokens with roles, each holder pastes their own.
+      const shown = fromEnv ? `<${CONSOLE_TOKEN_VARIABLE}>` : (served.token ?? '<your-token>');
       cli.output.line(`waymark console: ${served.url}#token=${shown}`);
       const signal = await stopped;
       cli.output.line(`${signal}: stopping the console`);
@@ -73,7 +109,10 @@ export function registerConsoleCommand(program: Command, cli: CliContext): void 
 
 async function serve(
   runtime: WaymarkRuntime,
-  options: ConsoleCommandOptions,
+  options: ConsoleCommandOptions & {
+    tokens: ConsoleTokenHash[] | undefined;
+    streamOrigins: string[];
+  },
 ): Promise<RunningConsole> {
   try {
     return await startConsole(runtime, options);
@@ -107,6 +146,34 @@ function tokenOf(option: string | undefined, cli: CliContext): string | undefine
 function fromEnvironment(cli: CliContext): string | undefined {
   const variable = cli.env[CONSOLE_TOKEN_VARIABLE]?.trim();
   return variable === undefined || variable === '' ? undefined : variable;
+}
+
+/**
+ * The hashed tokens of `--tokens-file` and `WAYMARK_CONSOLE_TOKENS`, or undefined when
+ * neither is given; a file that cannot be read or a malformed line is a usage error.
+ */
+function tokensOf(file: string | undefined, cli: CliContext): ConsoleTokenHash[] | undefined {
+  const variable = cli.env[CONSOLE_TOKENS_VARIABLE];
+  if (file === undefined && (variable === undefined || variable.trim() === '')) return undefined;
+  const tokens = parseConsoleTokens(variable ?? '', CONSOLE_TOKENS_VARIABLE);
+  if (file !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (error) {
+      throw new CliError(`cannot read --tokens-file ${file}: ${messageOf(error)}`, ExitCode.Usage, {
+        cause: error,
+      });
+    }
+    tokens.push(...parseConsoleTokens(text, `--tokens-file ${file}`));
+  }
+  if (tokens.length === 0) {
+    throw new CliError(
+      `no token in ${file === undefined ? CONSOLE_TOKENS_VARIABLE : `--tokens-file ${file}`}`,
+      ExitCode.Usage,
+    );
+  }
+  return tokens;
 }
 
 /**

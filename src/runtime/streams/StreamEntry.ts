@@ -1,3 +1,5 @@
+import type { Duration } from '../../ground/Duration';
+
 /**
  * A restart marker: the step `step` (at `seq` in the run) is executing again — attempt
  * `attempt` after a failed attempt, or after a crash cut its stream — so the chunks it wrote
@@ -47,3 +49,11 @@ export interface ReadStreamOptions {
 
 /** What `runtime.readStream()` returns: the entries of a stream, stored then live. */
 export type StreamEntries<T> = AsyncIterable<StreamEntry<T>>;
+
+/** Options of `runtime.streamToken()`: how long the token reads the stream. */
+export interface StreamTokenOptions {
+  /** From now; default `'1h'`. */
+  expiresIn?: Duration;
+  /** Instead of `expiresIn`: until this time (rounded up to the second). */
+  expiresAt?: Date;
+}
