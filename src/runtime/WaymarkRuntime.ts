@@ -125,15 +125,13 @@ export class WaymarkRuntime {
   }
 
   /**
-   * Resumes, here, every run a stopped process left behind: `running` runs whose lease
-   * lapsed, whose holder on this host no longer exists, or that this worker id owned before
-   * a restart, and `waiting` runs that are due. Returns a handle per resumed run. A worker
-   * (`startWorker`) does this continuously.
+   * Resumes, here, every run a stopped process left behind: `running` runs whose lease lapsed,
+   * whose holder on this host is gone, or that this worker id owned before a restart, and due
+   * `waiting` runs; a handle per resumed run. A worker (`startWorker`) does this continuously.
    */
   async recover(options: { versions?: string[] } = {}): Promise<RunHandle[]> {
     this.services.abandonedRuns.cancel();
-    const resumed = await this.services.runs.recover(options);
-    return resumed.map((runId) => this.services.reads.handle(runId));
+    return (await this.services.runs.recover(options)).map((id) => this.services.reads.handle(id));
   }
 
   /**
@@ -142,9 +140,8 @@ export class WaymarkRuntime {
    * @example `runtime.startWorker({ concurrency: 20 }); runtime.installSignalHandlers();`
    */
   startWorker(options?: WorkerOptions): WorkerHandle {
-    const worker = this.services.workers.start(options);
     this.services.abandonedRuns.cancel();
-    return worker;
+    return this.services.workers.start(options);
   }
 
   /**
