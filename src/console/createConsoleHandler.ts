@@ -12,6 +12,7 @@ import { send, sendError, sendJson } from './httpResponses';
 import { DEFAULT_MAX_BODY_BYTES } from './readJsonBody';
 import { routeApiCall, streamPath } from './routeApiCall';
 import { serveStream } from './serveStream';
+import { serveWholeValue, wholeValuePath } from './serveWholeValue';
 
 /** Options of {@link createConsoleHandler}. */
 export interface ConsoleHandlerOptions {
@@ -99,6 +100,8 @@ export function createConsoleHandler(
     }
     const stream = streamPath(path.slice('/api'.length));
     if (stream) return serveStream(runtime, req, res, stream.runId, stream.name);
+    const whole = wholeValuePath(path.slice('/api'.length));
+    if (whole) return serveWholeValue(api, req, res, whole);
     const [status, body] = await routeApiCall(api, req, path.slice('/api'.length), maxBodyBytes);
     sendJson(res, status, body);
   };

@@ -8,7 +8,8 @@ import { readJsonBody } from './readJsonBody';
  * Dispatches an authorized API call to the {@link ConsoleApi} and returns the status and
  * JSON body to answer with. `path` is the part after `/api`:
  * `GET /runs`, `GET /runs/:id?from=&limit=`, `GET /queues`, `POST /runs/:id/signal`,
- * `POST /runs/:id/cancel`, `GET /runs/:id/streams`.
+ * `POST /runs/:id/cancel`, `GET /runs/:id/streams` (whole values and stream entries are
+ * served apart: see `serveWholeValue`, `serveStream`).
  *
  * @example
  * ```ts

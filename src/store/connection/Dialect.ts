@@ -45,6 +45,11 @@ export function isMissingReference(error: unknown): boolean {
   return code === 'ER_NO_REFERENCED_ROW_2' || code === 'ER_NO_REFERENCED_ROW';
 }
 
+/** PostgreSQL's `22P02`: a text that does not read as the type it was cast to (such as JSON). */
+export function isInvalidTextError(error: unknown): boolean {
+  return driverCode(error) === '22P02';
+}
+
 /** A deadlock or serialization failure: another transaction won the rows this one wanted. */
 export function isLockConflict(error: unknown): boolean {
   const code = driverCode(error);
