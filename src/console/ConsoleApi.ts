@@ -31,8 +31,8 @@ export interface RunListResponse {
 
 /**
  * How an ended run ended: its result, or the error it ended with (as JSON). A result longer
- * than 1,000 characters is `resultPreview`, the start of its stored text (`GET
- * /api/runs/:id/outcome` answers it whole); a longer error has its message cut at 1,000
+ * than 1,000 characters is `resultPreview`, the start of its stored text
+ * (`GET /api/runs/:id/outcome` answers it whole); a longer error has its message cut at 1,000
  * characters, its name and code at 200.
  */
 export type RunOutcomeJson =
@@ -44,8 +44,8 @@ export type RunOutcomeJson =
  */
 export interface RunDetailResponse {
   /**
-   * With `args` and `parkedReason`; `args.json` cut at 1,000 characters (`GET
-   * /api/runs/:id/args` answers them whole).
+   * With `args` and `parkedReason`; `args.json` cut at 1,000 characters
+   * (`GET /api/runs/:id/args` answers them whole).
    */
   run: RunSummary;
   /**
