@@ -1,7 +1,7 @@
 import { InvalidArgumentError } from '../errors/InvalidArgumentError';
 import { toAttemptRow, toStepRow, type ValueCut } from './rows';
 import type { Database } from './connection/Database';
-import { isInvalidTextError } from './connection/Dialect';
+import { isInvalidJsonError } from './connection/Dialect';
 import { errorFieldsOf, errorFieldsSql } from './errorFieldsSql';
 import { prefixSql } from './valuePrefix';
 import { valueCharsOption } from '../model/StoredValue';
@@ -40,7 +40,7 @@ export async function readHistoryPage(
     return await readPage(db, runId, bounds);
   } catch (error) {
     // PostgreSQL cannot cast a value that is no JSON: such a page's errors are decoded whole.
-    if (bounds.errorChars === Infinity || !isInvalidTextError(error)) throw error;
+    if (bounds.errorChars === Infinity || !isInvalidJsonError(error)) throw error;
     return readPage(db, runId, { ...bounds, errorChars: Infinity });
   }
 }
@@ -65,18 +65,22 @@ async function readPage(db: Database, runId: string, bounds: PageBounds): Promis
   const low = Math.min(...seqs);
   const high = Math.max(...seqs);
   const cutting = valueChars !== Infinity || errorChars !== Infinity;
-  const values = (column: string): string =>
-    cutting ? valueColumns(db, column, valueChars, errorChars) : `${column} AS output`;
+  const values = (column: string): ValueColumns =>
+    cutting
+      ? valueColumns(db, column, valueChars, errorChars)
+      : { columns: `${column} AS output`, join: '' };
+  const [step, attempt] = [values('output'), values('error')];
   // Every seq in [low, high] with a row is one of `seqs`: they are the first `limit` of them.
   const { records } = await db.exec(
     `read the history page of run "${runId}"`,
     db.sql(
-      `SELECT 'step' AS kind, seq, name, status, ${values('output')}, attempts, started_at, finished_at, ` +
-        'idempotency_key, 0 AS attempt ' +
-        'FROM waymark_steps WHERE run_id = ? AND seq >= ? AND seq <= ? ' +
-        `UNION ALL SELECT 'attempt' AS kind, seq, name, status, ${values('error')}, 0 AS attempts, ` +
-        'failed_at AS started_at, next_at AS finished_at, idempotency_key, attempt FROM waymark_attempts ' +
-        'WHERE run_id = ? AND seq >= ? AND seq <= ? ORDER BY seq, attempt',
+      `SELECT 'step' AS kind, seq, name, status, ${step.columns}, attempts, started_at, finished_at, ` +
+        `idempotency_key, 0 AS attempt FROM waymark_steps ${step.join} ` +
+        'WHERE run_id = ? AND seq >= ? AND seq <= ? ' +
+        `UNION ALL SELECT 'attempt' AS kind, seq, name, status, ${attempt.columns}, 0 AS attempts, ` +
+        'failed_at AS started_at, next_at AS finished_at, idempotency_key, attempt ' +
+        `FROM waymark_attempts ${attempt.join} WHERE run_id = ? AND seq >= ? AND seq <= ? ` +
+        'ORDER BY seq, attempt',
     ),
     [runId, low, high, runId, low, high],
   );
@@ -88,27 +92,32 @@ async function readPage(db: Database, runId: string, bounds: PageBounds): Promis
   return history;
 }
 
+/** A stored value's select list, and what the FROM clause joins for it. */
+interface ValueColumns {
+  columns: string;
+  join: string;
+}
+
 /**
- * The select list of a stored value cut in the database: `output` (a completed step's
- * result cut at `valueChars`, an error at `errorChars`), `output_length`, and with bounded
- * errors their members (see {@link errorFieldsSql}).
+ * A stored value cut in the database: `output` (a completed step's result cut at
+ * `valueChars`, an error at `errorChars`), `output_length`, and with bounded errors their
+ * members (see {@link errorFieldsSql}).
  */
 function valueColumns(
   db: Database,
   column: string,
   valueChars: number,
   errorChars: number,
-): string {
+): ValueColumns {
   const failed = "status = 'failed'";
   const value = prefixSql(db.dialect, column, valueChars);
   const error = prefixSql(db.dialect, column, errorChars);
-  return (
+  const columns =
     `CASE WHEN ${failed} THEN ${error.text} ELSE ${value.text} END AS output, ` +
-    `${value.length} AS output_length` +
-    (errorChars === Infinity
-      ? ''
-      : `, ${errorFieldsSql(db.dialect, column, errorChars, 'error', failed)}`)
-  );
+    `${value.length} AS output_length`;
+  if (errorChars === Infinity) return { columns, join: '' };
+  const fields = errorFieldsSql(db.dialect, column, errorChars, 'error', failed);
+  return { columns: `${columns}, ${fields.columns}`, join: fields.join };
 }
 
 function valueCutOf(raw: Record<string, unknown>, errorChars: number): ValueCut | undefined {

@@ -3,7 +3,7 @@ import type { RunSummary, StoredOutcome, WholeValueOf } from '../model/RunRecord
 import { isTerminalStatus, type RunStatus } from '../model/RunStatus';
 import { storedPrefix } from '../model/StoredValue';
 import type { Database } from './connection/Database';
-import { isInvalidTextError } from './connection/Dialect';
+import { isInvalidJsonError } from './connection/Dialect';
 import { errorFieldsOf, errorFieldsSql, type ErrorFields } from './errorFieldsSql';
 import { toRunRow, type ValueCut } from './rows';
 import { summarize, SUMMARY_COLUMNS } from './RunQueries';
@@ -46,7 +46,7 @@ export class RunValueReads {
       return await this.readOutcome(runId, valueChars, true);
     } catch (error) {
       // PostgreSQL cannot cast an error that is no JSON: it is shown as its text.
-      if (!isInvalidTextError(error)) throw error;
+      if (!isInvalidJsonError(error)) throw error;
       return this.readOutcome(runId, valueChars, false);
     }
   }
@@ -59,12 +59,15 @@ export class RunValueReads {
     const { dialect } = this.db;
     const result = prefixSql(dialect, 'result', chars);
     const error = prefixSql(dialect, 'error', chars);
-    const fields = withFields ? `, ${errorFieldsSql(dialect, 'error', chars, 'error')}` : '';
+    const fields = withFields
+      ? errorFieldsSql(dialect, 'error', chars, 'error')
+      : { columns: '', join: '' };
     const { records } = await this.db.exec(
       `read the outcome of run "${runId}"`,
       this.db.sql(
         `SELECT status, ${result.text} AS result, ${result.length} AS result_length, ` +
-          `${error.text} AS error, ${error.length} AS error_length${fields} FROM waymark_runs WHERE id = ?`,
+          `${error.text} AS error, ${error.length} AS error_length` +
+          `${fields.columns ? `, ${fields.columns}` : ''} FROM waymark_runs ${fields.join} WHERE id = ?`,
       ),
       [runId],
     );

@@ -19,17 +19,21 @@ const BIG_ERROR = JSON.stringify({
   stack: `CodedError: boom\n${'    at step (steps.ts:1:1)\n'.repeat(40_000)}`,
   code: 'C'.repeat(MB),
 });
+/** A stored error that is no JSON (and too long to be decoded as a short outcome). */
+const CORRUPT = `{not json ${'!'.repeat(2000)}`;
 const approvalRequest = (i: number): string =>
   JSON.stringify({ tool: 'send', toolCallId: `call-${i}`, input: { body: 'i'.repeat(MB) } });
 
 /**
  * A statement that selects a stored value column whole: bare in a select list, as in
  * `SELECT seq, output, attempts` or `error AS output`, rather than inside the database's
- * `substr(…)`/`LEFT(…)`/`length(…)` or its JSON functions.
+ * `substr(…)`/`LEFT(…)`/`length(…)` or its JSON functions (MariaDB's `JSON_TABLE(CASE …
+ * THEN output END, …)` parses it where it is stored).
  */
 function readsWholeValue(sql: string): boolean {
+  const selected = sql.replace(/JSON_TABLE\(CASE WHEN .*? THEN \w+ END,/g, 'JSON_TABLE(');
   return /(?:SELECT|,|THEN|ELSE)\s+"?(?:output|error|args|result)"?\s*(?:,|AS\b|FROM\b|END\b)/i.test(
-    sql,
+    selected,
   );
 }
 
@@ -143,6 +147,15 @@ describe.each(ALL_BACKENDS)('the console on %s reads values cut in the database'
     counter.reset();
   });
 
+  it('answers a page whose stored error is no JSON', async () => {
+    const { status, text } = await get('api/runs/corrupt');
+    expect(status).toBe(200);
+    const { steps, outcome } = JSON.parse(text);
+    // PostgreSQL and MariaDB cannot parse it: that page's errors are decoded whole instead.
+    expect(steps[0].error.message).toContain(backend.startsWith('sqlite') ? '{not json' : 'JSON');
+    expect(outcome.error.message).toMatch(/^\{not json !+… \(1010 more characters\)$/);
+  });
+
   async function seed(dataSource: DataSource): Promise<void> {
     const pg = backend === 'postgres';
     const q = (sql: string, params: unknown[]): Promise<unknown> => {
@@ -164,6 +177,14 @@ describe.each(ALL_BACKENDS)('the console on %s reads values cut in the database'
       error: BIG_ERROR,
     });
     await q('UPDATE waymark_runs SET error = ? WHERE id = ?', [BIG_ERROR, 'errors']);
+    await seedHistory(dataSource, {
+      runId: 'corrupt',
+      steps: 1,
+      status: 'failed',
+      failed: [0],
+      error: CORRUPT,
+    });
+    await q('UPDATE waymark_runs SET error = ? WHERE id = ?', [CORRUPT, 'corrupt']);
     for (let i = 0; i < APPROVALS; i++) {
       const runId = `approval-${i}`;
       await seedHistory(dataSource, {
