@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from '../errors/InvalidArgumentError';
-import { toAttemptRow, toStepRow, type ValueCut } from './rows';
+import { toAttemptRow, toStepRow, type AttemptRow, type StepRow, type ValueCut } from './rows';
 import type { Database } from './connection/Database';
 import { isInvalidJsonError } from './connection/Dialect';
 import { errorFieldsOf, errorFieldsSql } from './errorFieldsSql';
@@ -85,9 +85,10 @@ async function readPage(db: Database, runId: string, bounds: PageBounds): Promis
     [runId, low, high, runId, low, high],
   );
   for (const raw of records) {
-    const cut = cutting ? valueCutOf(raw, errorChars) : undefined;
-    if (raw.kind === 'step') history.steps.push({ ...toStepRow(runId, raw), cut });
-    else history.attempts.push({ ...toAttemptRow(runId, raw), cut });
+    const row = raw.kind === 'step' ? toStepRow(runId, raw) : toAttemptRow(runId, raw);
+    if (cutting) row.cut = valueCutOf(raw, errorChars);
+    if (raw.kind === 'step') history.steps.push(row as StepRow);
+    else history.attempts.push(row as AttemptRow);
   }
   return history;
 }
