@@ -11,7 +11,9 @@ import {
 /**
  * `waymark show --json`: one JSON document `{ run, waitingReason, steps, idempotencyKeyNote }`
  * (see {@link ShownRun}) written as the steps are read, so a history of any length never sits
- * in memory whole. Arguments and outputs are whole, as the codec's JSON.
+ * in memory whole. Arguments and outputs are the codec's JSON; one over
+ * {@link JSON_VALUE_CHARS} characters is its start (`{ json, truncated: true, length }`),
+ * the database reading only that, unless `whole`.
  *
  * @example
  * ```ts
@@ -22,11 +24,17 @@ import {
  * ```
  */
 export class ShownRunJson implements ShownRunWriter {
-  readonly valueChars = Infinity;
+  readonly valueChars: number;
+  readonly errorChars: number;
   /** The last step written, held until we know whether a comma follows it. */
   private held: string | undefined;
 
-  constructor(private readonly output: Output) {}
+  constructor(
+    private readonly output: Output,
+    whole = false,
+  ) {
+    this.valueChars = this.errorChars = whole ? Infinity : JSON_VALUE_CHARS;
+  }
 
   begin(run: RunSummary, waitingReason: string | null, outcome: ShownOutcome | null): void {
     const shown = { ...run, args: run.args === undefined ? null : jsonValue(run.args) };
@@ -53,9 +61,15 @@ export class ShownRunJson implements ShownRunWriter {
   }
 }
 
-/** A stored value as JSON: the codec's text parsed; text that is not JSON stays a string. */
+/** Characters of a value `--json` prints before it cuts it (`--whole`: never). */
+export const JSON_VALUE_CHARS = 16_384;
+
+/**
+ * A stored value as JSON: the codec's text parsed; text that is not JSON stays a string; a
+ * cut one stays as read, `{ json, truncated: true, length }`.
+ */
 function jsonValue(value: StoredValue): unknown {
-  if (value.truncated) return value.json;
+  if (value.truncated) return value;
   try {
     return JSON.parse(value.json) as unknown;
   } catch {

@@ -24,13 +24,16 @@ const HEADERS = [
   'ERROR',
 ];
 
-/** Characters of a stored value (arguments, a step's output) shown; `--json` shows them whole. */
+/** Characters of a stored value (arguments, a step's output) shown; `--whole` shows them whole. */
 const PREVIEW_CHARS = 60;
+
+/** Characters of an error message read (the first line is printed); `--whole` reads it all. */
+const ERROR_CHARS = 1000;
 
 /**
  * `waymark show` for people: the run's facts, then the step table, written as pages arrive
  * (columns widen when a later page has a wider cell). Arguments and step outputs are shown
- * as the start of their stored JSON (`--json` prints them whole). Stored text is made safe
+ * as the start of their stored JSON (`--whole` prints them whole). Stored text is made safe
  * for the terminal ({@link terminalSafe}) before it is coloured.
  *
  * @example
@@ -42,11 +45,17 @@ const PREVIEW_CHARS = 60;
  * ```
  */
 export class ShownRunPrinter implements ShownRunWriter {
-  readonly valueChars = PREVIEW_CHARS;
+  readonly valueChars: number;
+  readonly errorChars: number;
   private readonly table: TableLayout;
   private printed = 0;
 
-  constructor(private readonly output: Output) {
+  constructor(
+    private readonly output: Output,
+    whole = false,
+  ) {
+    this.valueChars = whole ? Infinity : PREVIEW_CHARS;
+    this.errorChars = whole ? Infinity : ERROR_CHARS;
     const bold = output.paint.bold;
     this.table = new TableLayout(HEADERS.map((text): Painted => ({ text, paint: bold })));
   }
@@ -72,7 +81,7 @@ export class ShownRunPrinter implements ShownRunWriter {
       fields.push(['forked from', `${safe(run.forkedFrom)} at #${run.forkedSeq ?? '?'}`]);
     }
     if (run.parentRunId) fields.push(['parent', safe(run.parentRunId)]);
-    if (outcome) fields.push(outcomeField(outcome));
+    if (outcome) fields.push(outcomeField(outcome, this.valueChars));
     fields.push(['started', formatTimestamp(run.createdAt)]);
     fields.push(['updated', formatTimestamp(run.updatedAt)]);
     let width = 0;
@@ -119,13 +128,14 @@ function errorCell(step: Pick<StepRecord, 'error' | 'nextAttemptAt'>): string {
 }
 
 /** The run's result (the start of its JSON) or the error it ended with, made safe for the terminal. */
-function outcomeField(outcome: ShownOutcome): [string, string] {
+function outcomeField(outcome: ShownOutcome, chars: number): [string, string] {
+  if ('resultPreview' in outcome) {
+    const { json, length } = outcome.resultPreview;
+    return ['result', terminalSafe(`${json.slice(0, chars)}… (${length} chars)`)];
+  }
   if ('result' in outcome) {
     const json = JSON.stringify(outcome.result) ?? 'undefined';
-    const shown =
-      json.length > PREVIEW_CHARS
-        ? `${json.slice(0, PREVIEW_CHARS)}… (${json.length} chars)`
-        : json;
+    const shown = json.length > chars ? `${json.slice(0, chars)}… (${json.length} chars)` : json;
     return ['result', terminalSafe(shown)];
   }
   const { name, message, code } = outcome.error;

@@ -1,7 +1,8 @@
 import type { RunHandle } from '../runtime/RunHandle';
 import type { LimiterStats, QueueStats } from '../runtime/FlowControls';
 import type { WaymarkRuntime } from '../runtime/WaymarkRuntime';
-import type { RunSummary, StepRecord } from '../model/RunRecords';
+import type { RunSummary, StepRecord, WholeValueOf } from '../model/RunRecords';
+import type { StoredValue } from '../model/StoredValue';
 import type { StreamSummary } from '../model/StreamSummary';
 import { isTerminalStatus } from '../model/RunStatus';
 import { storedOutcomeOf } from '../errors/storedOutcomeNote';
@@ -29,19 +30,29 @@ export interface RunListResponse {
   now: Date;
 }
 
-/** How an ended run ended: its result, or the error it ended with (as JSON). */
-export type RunOutcomeJson = { result: unknown } | { error: unknown };
+/**
+ * How an ended run ended: its result, or the error it ended with (as JSON). A result longer
+ * than 1,000 characters is `resultPreview`, the start of its stored text
+ * (`GET /api/runs/:id/outcome` answers it whole); a longer error has its message cut at 1,000
+ * characters, its name and code at 200.
+ */
+export type RunOutcomeJson =
+  { result: unknown } | { resultPreview: StoredValue } | { error: unknown };
 
 /**
  * `GET /api/runs/:id?from=&limit=`: the run (with why it is parked, and its arguments), one
  * page of its step history (with each step's output), and its outcome once it has ended.
  */
 export interface RunDetailResponse {
-  /** With `args` and `parkedReason`; `args.json` cut at 1,000 characters. */
+  /**
+   * With `args` and `parkedReason`; `args.json` cut at 1,000 characters
+   * (`GET /api/runs/:id/args` answers them whole).
+   */
   run: RunSummary;
   /**
    * At most `limit` steps from seq `from`; error messages and `output.json` cut at 1,000
-   * characters (`output.truncated`, `output.length` say how much there is).
+   * characters, error names and codes at 200 (`output.truncated`, `output.length` say how
+   * much there is; `GET /api/runs/:id/steps/:seq/output` answers an output whole).
    */
   steps: StepRecord[];
   /** `from` of the next page; null when this page reached the end of the history. */
@@ -92,23 +103,36 @@ export class ConsoleApi {
 
   /**
    * One run with a page of its history (`from`, `limit` in `query`); throws
-   * `RunNotFoundError` for an unknown id. However long the history, the answer holds one
-   * bounded page, read in bounded queries.
+   * `RunNotFoundError` for an unknown id. However long the history and however large its
+   * values, the answer holds one bounded page, read in bounded queries that read only the
+   * start of each value.
    */
   async show(runId: string, query: URLSearchParams): Promise<RunDetailResponse> {
     const page = parseStepsQuery(query);
     const handle = this.runtime.handle(runId);
     const run = await handle.describe({ valueChars: MAX_VALUE_TEXT });
-    const steps = await handle.history({ ...page, valueChars: MAX_VALUE_TEXT });
+    const steps = await handle.history({
+      ...page,
+      valueChars: MAX_VALUE_TEXT,
+      errorChars: MAX_ERROR_TEXT,
+    });
     const outcome = isTerminalStatus(run.status) ? await outcomeOf(handle) : null;
     const last = steps[steps.length - 1];
     return {
       run,
-      steps: steps.map(shortened),
+      steps,
       nextFrom: steps.length === page.limit && last ? last.seq + 1 : null,
       outcome,
       now: new Date(),
     };
+  }
+
+  /**
+   * `GET /api/runs/:id/args`, `/outcome`, `/steps/:seq/output`: one stored value whole, as
+   * the codec's JSON text; null when there is none (404 for an unknown run).
+   */
+  wholeValue(runId: string, of: WholeValueOf): Promise<string | null> {
+    return this.runtime.handle(runId).wholeValue(of);
   }
 
   /**
@@ -159,19 +183,24 @@ function withDecidedBy(payload: unknown, decidedBy: string): unknown {
   return { ...payload, decidedBy };
 }
 
-/** The step with its error message cut at {@link MAX_ERROR_TEXT} characters. */
-function shortened(step: StepRecord): StepRecord {
-  const message = step.error?.message;
-  if (message === undefined || message.length <= MAX_ERROR_TEXT) return step;
-  const cut = `${message.slice(0, MAX_ERROR_TEXT)}… (${message.length - MAX_ERROR_TEXT} more characters)`;
-  return { ...step, error: { ...step.error!, message: cut } };
+/**
+ * The stored result or error of an ended run: decoded when its text is short, else the
+ * start of it as the database cut it (a 1 MB result is never read whole for a page).
+ */
+async function outcomeOf(handle: RunHandle): Promise<RunOutcomeJson | null> {
+  const stored = await handle.outcome({ valueChars: MAX_VALUE_TEXT });
+  if (stored === null) return null;
+  if ('result' in stored) {
+    return stored.result.truncated ? { resultPreview: stored.result } : decodedOutcomeOf(handle);
+  }
+  return stored.length > MAX_VALUE_TEXT ? { error: stored.error } : decodedOutcomeOf(handle);
 }
 
 /**
- * The stored result or error of an ended run. `result()` answers at once for an ended run;
- * the time limit only guards against a run put back to work (`retry`) in between.
+ * The outcome decoded, as a caller of the run gets it. `result()` answers at once for an
+ * ended run; the time limit only guards against a run put back to work (`retry`) in between.
  */
-async function outcomeOf(handle: RunHandle): Promise<RunOutcomeJson | null> {
+async function decodedOutcomeOf(handle: RunHandle): Promise<RunOutcomeJson | null> {
   let timer: NodeJS.Timeout | undefined;
   const settled = handle.result().then(
     (result): RunOutcomeJson => ({ result: toJsonValue(result) }),

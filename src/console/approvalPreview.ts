@@ -1,7 +1,7 @@
 import type { WaymarkRuntime } from '../runtime/WaymarkRuntime';
 import type { RunSummary } from '../model/RunRecords';
 import { storedValue, type StoredValue } from '../model/StoredValue';
-import { digestOfRequest } from '../model/approvalDecision';
+import { digestOfShownRequest, REQUEST_DIGEST_CHARS } from '../model/approvalDecision';
 import { APPROVAL_REQUEST_STEP, TOOL_APPROVAL_PREFIX } from '../model/toolApprovalSignals';
 import { MAX_VALUE_TEXT } from './consoleRequests';
 
@@ -21,8 +21,9 @@ export interface ToolApprovalPreview {
    */
   waitSeq: number;
   /**
-   * SHA-256 (hex) of the tool, call id and whole arguments as stored: a decision that sends it
-   * back (`digest` in the payload) is refused if the request differs from the one shown.
+   * SHA-256 (hex) of the request as shown (its tool, call id, the arguments' first 1,000
+   * characters, and its length; see `digestOfRequest`): a decision that sends it back
+   * (`digest` in the payload) is refused if the request differs from the one shown.
    */
   digest: string;
 }
@@ -32,11 +33,14 @@ export type ListedRun = RunSummary & { approval?: ToolApprovalPreview };
 
 const WAITING_FOR_APPROVAL = `signal:${TOOL_APPROVAL_PREFIX}`;
 
+/** Characters of the request read besides the input's: its tool name and call id. */
+const REQUEST_HEAD_CHARS = 2048;
+
 /**
  * The run with `approval` added when it waits for `approve:<toolCallId>` and its history
  * ends with that call's `approval-request` step. One history page of two records per such
- * run (the wait, and the request before it); only the arguments' first 1,000 characters
- * are answered.
+ * run (the wait, and the request before it); the database reads only the request's start,
+ * enough for its tool name, call id and the arguments' first 1,000 characters.
  */
 export async function withApprovalPreview(
   runtime: WaymarkRuntime,
@@ -47,37 +51,55 @@ export async function withApprovalPreview(
   const steps = await runtime.history(run.runId, {
     order: 'desc',
     limit: 2,
-    // The request is parsed for its tool name and call id, then its input is cut.
-    valueChars: Infinity,
+    // What the digest covers: the head and the arguments' first 1,000 characters.
+    valueChars: REQUEST_DIGEST_CHARS,
   });
   const wait = steps.find((step) => step.name === run.waitingFor && step.status === 'started');
   for (const step of steps) {
     if (step.name !== APPROVAL_REQUEST_STEP || step.output === undefined || !wait) continue;
-    const approval = parsed(step.output.json, toolCallId, wait.seq);
+    const approval = previewOf(step.output, toolCallId, wait.seq);
     if (approval) return { ...run, approval };
   }
   return run;
 }
 
-function parsed(
-  json: string,
+/**
+ * The preview in the start of a stored request. The codec writes a `ToolApprovalRequest`
+ * as `{"tool":…,"toolCallId":…,"input":…}`, in that order: the input's text is what follows
+ * the head, without the closing brace.
+ */
+function previewOf(
+  request: StoredValue,
   toolCallId: string,
   waitSeq: number,
 ): ToolApprovalPreview | undefined {
-  let request: unknown;
+  const tool = leadingString(request.json, '{"tool":');
+  if (tool === undefined) return undefined;
+  const head = `{"tool":${JSON.stringify(tool)},"toolCallId":${JSON.stringify(toolCallId)},"input":`;
+  if (!request.json.startsWith(head)) return undefined;
+  const rest = request.json.slice(head.length);
+  const input = request.truncated
+    ? {
+        ...storedValue(rest, MAX_VALUE_TEXT),
+        truncated: true,
+        length: request.length - head.length - 1,
+      }
+    : storedValue(rest.endsWith('}') ? rest.slice(0, -1) : rest, MAX_VALUE_TEXT);
+  const length = request.truncated ? request.length : Array.from(request.json).length;
+  return { tool, toolCallId, input, waitSeq, digest: digestOfShownRequest(request.json, length) };
+}
+
+/** The JSON string right after `prefix` at the start of `json`, else undefined. */
+function leadingString(json: string, prefix: string): string | undefined {
+  if (!json.startsWith(prefix) || json[prefix.length] !== '"') return undefined;
+  // The first quote no backslash escapes ends the string.
+  const end = /^"(?:[^"\\]|\\.)*"/.exec(
+    json.slice(prefix.length, prefix.length + REQUEST_HEAD_CHARS),
+  );
+  if (!end) return undefined;
   try {
-    request = JSON.parse(json);
+    return JSON.parse(end[0]) as string;
   } catch {
     return undefined;
   }
-  if (request === null || typeof request !== 'object') return undefined;
-  const { tool, toolCallId: id, input } = request as Record<string, unknown>;
-  if (typeof tool !== 'string' || id !== toolCallId) return undefined;
-  return {
-    tool,
-    toolCallId,
-    input: storedValue(JSON.stringify(input ?? null), MAX_VALUE_TEXT),
-    waitSeq,
-    digest: digestOfRequest(json)!,
-  };
 }

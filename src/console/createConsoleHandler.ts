@@ -15,6 +15,7 @@ import { sendFailure } from './sendFailure';
 import { serveStream } from './serveStream';
 import { serveTokenStream, tokenStreamAddress } from './serveTokenStream';
 import { checkStreamOrigins } from './streamOrigins';
+import { serveWholeValue, wholeValuePath } from './serveWholeValue';
 
 /** Options of {@link createConsoleHandler}. */
 export interface ConsoleHandlerOptions {
@@ -131,6 +132,11 @@ export function createConsoleHandler(
       return serveStream(runtime, req, res, stream.runId, stream.name);
     }
     const apiPath = path.slice('/api'.length);
+    const whole = wholeValuePath(apiPath);
+    if (whole) {
+      requireRole(caller, 'viewer', 'GET /api/runs/:id/args, /outcome or /steps/:seq/output');
+      return serveWholeValue(api, req, res, whole);
+    }
     const [status, body] = await routeApiCall(api, req, apiPath, maxBodyBytes, caller);
     sendJson(res, status, body);
   };

@@ -10,7 +10,8 @@ import { requireRole } from './requireRole';
  * Dispatches an authorized API call to the {@link ConsoleApi} and returns the status and
  * JSON body to answer with. `path` is the part after `/api`:
  * `GET /runs`, `GET /runs/:id?from=&limit=`, `GET /queues`, `POST /runs/:id/signal`,
- * `POST /runs/:id/cancel`, `POST /runs/:id/retry`, `GET /runs/:id/streams`. Reads need the
+ * `POST /runs/:id/cancel`, `POST /runs/:id/retry`, `GET /runs/:id/streams` (whole values and
+ * stream entries are served apart: see `serveWholeValue`, `serveStream`). Reads need the
  * `viewer` role; signals, cancellations and retries `operator` (signals and cancellations
  * are recorded as decided by `caller`).
  *

@@ -15,6 +15,14 @@ export interface HistoryPageOptions {
    * `Infinity` gives whole values.
    */
   valueChars?: number;
+  /**
+   * Each error's `message` is cut at this many characters, its `name` and `code` at
+   * `MAX_ERROR_NAME_CHARS` (200) at most, a cut one ending with how many were left out
+   * (`… (4000 more characters)`); default: whole. With
+   * it, the database reads only those starts, never a whole stored error (its stack, a
+   * 1 MB `code`).
+   */
+  errorChars?: number;
 }
 
 /** Records in a history page when `limit` is not given. */

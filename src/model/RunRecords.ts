@@ -1,5 +1,6 @@
 import type { RunStatus } from './RunStatus';
 import type { StoredValue } from './StoredValue';
+import type { ErrorSummary } from './ErrorSummary';
 
 /** One entry of a run's history, for people and tools. */
 export interface StepRecord {
@@ -15,7 +16,7 @@ export interface StepRecord {
   finishedAt: Date | null;
   durationMs: number | null;
   /** For a failed, retrying or parked step: what it (last) threw. */
-  error?: { name: string; message: string; code?: string };
+  error?: ErrorSummary;
   /** For a retrying step: when its next attempt is due. */
   nextAttemptAt?: Date;
   /**
@@ -79,3 +80,12 @@ export interface RunPage {
   /** Pass as `cursor` to get the next page; absent on the last page. */
   nextCursor?: string;
 }
+
+/**
+ * How an ended run ended, as stored and cut (see `RunHandle.outcome`): its result, or the
+ * error it ended with, whose stored text has `length` characters.
+ */
+export type StoredOutcome = { result: StoredValue } | { error: ErrorSummary; length: number };
+
+/** Which stored value `RunHandle.wholeValue` reads: the arguments, the outcome, or a step's output. */
+export type WholeValueOf = 'args' | 'outcome' | { stepSeq: number };

@@ -32,9 +32,38 @@ export function storedValue(text: string, maxChars: number): StoredValue {
   return { json: text.slice(0, end), truncated: true, length: text.length };
 }
 
+/**
+ * A stored value read cut in the database: `prefix` is the start of a text of `length`
+ * characters, cut here as {@link storedValue} cuts. A text the database read whole gives
+ * exactly `storedValue`'s answer; for a cut one, `length` counts characters as the database
+ * does (Unicode code points, so a character outside the BMP counts once).
+ */
+export function storedPrefix(prefix: string, length: number, maxChars: number): StoredValue {
+  const value = storedValue(prefix, maxChars);
+  return codePoints(prefix) === length ? value : { json: value.json, truncated: true, length };
+}
+
+function codePoints(text: string): number {
+  let count = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    // A high surrogate followed by a low one is one code point.
+    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) i++;
+    }
+    count++;
+  }
+  return count;
+}
+
 /** Checks a `valueChars` option: a whole number of characters from 1, or `Infinity` for whole values. */
-export function valueCharsOption(value: unknown, where: string): number {
-  if (value === undefined) return DEFAULT_VALUE_CHARS;
+export function valueCharsOption(
+  value: unknown,
+  where: string,
+  defaultChars = DEFAULT_VALUE_CHARS,
+): number {
+  if (value === undefined) return defaultChars;
   if (value === Infinity || (Number.isSafeInteger(value) && (value as number) >= 1)) {
     return value as number;
   }

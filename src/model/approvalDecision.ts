@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { InvalidArgumentError } from '../errors/InvalidArgumentError';
+import { storedValue } from './StoredValue';
 import { APPROVAL_REQUEST_STEP, TOOL_APPROVAL_PREFIX } from './toolApprovalSignals';
 
 /**
@@ -15,7 +16,7 @@ export interface Decision {
   /** The step that records the request before its wait. */
   readonly requestStep: string;
   /** The digest of a stored request (that step's output), as {@link digestOfRequest}. */
-  digestOf(output: string): string | undefined;
+  digestOf(output: string): string;
 }
 
 /** The decision a signal is, read from its payload (`waitSeq`, `digest`); undefined: not one. */
@@ -41,22 +42,29 @@ export function decisionOf(name: string, payload: unknown): Decision | undefined
 }
 
 /**
- * The digest of a stored approval request (the JSON of `{ tool, toolCallId, input }`): SHA-256,
- * hex, of its tool name, call id and arguments as stored. The console lists it with the
+ * Characters of a stored request its digest covers: what the console reads of it (the tool
+ * name and call id, and the arguments' first 1,000 characters), never the whole value.
+ */
+export const REQUEST_DIGEST_CHARS = 3048;
+
+/**
+ * The digest of a stored approval request (the codec's JSON text of `{ tool, toolCallId,
+ * input }`), as the console showed it: SHA-256, hex, of its first
+ * {@link REQUEST_DIGEST_CHARS} characters and its length. The console lists it with the
  * arguments it shows, and a decision that carries it is refused if the request differs.
  */
-export function digestOfRequest(output: string): string | undefined {
-  let request: unknown;
-  try {
-    request = JSON.parse(output);
-  } catch {
-    return undefined;
-  }
-  if (!isRecord(request)) return undefined;
-  const { tool, toolCallId, input } = request;
-  return createHash('sha256')
-    .update(JSON.stringify([tool, toolCallId, input ?? null]))
-    .digest('hex');
+export function digestOfRequest(output: string): string {
+  const points = Array.from(output);
+  const prefix = storedValue(points.slice(0, REQUEST_DIGEST_CHARS).join(''), REQUEST_DIGEST_CHARS);
+  return digestOfShownRequest(prefix.json, points.length);
+}
+
+/**
+ * {@link digestOfRequest} from what a bounded read gave: the request's start, cut as
+ * `storedValue` cuts at {@link REQUEST_DIGEST_CHARS}, and its length in code points.
+ */
+export function digestOfShownRequest(prefix: string, length: number): string {
+  return createHash('sha256').update(`${length}:${prefix}`).digest('hex');
 }
 
 /** Who made a decision: its payload's `decidedBy`, else its `by`, else "unknown". */

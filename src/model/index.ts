@@ -7,7 +7,15 @@ export {
   MAX_RUN_ID_LENGTH,
   MAX_SIGNAL_NAME_LENGTH,
 } from './identifiers';
-export type { ListRunsOptions, RunPage, RunSummary, StepRecord } from './RunRecords';
+export type {
+  ListRunsOptions,
+  RunPage,
+  RunSummary,
+  StepRecord,
+  StoredOutcome,
+  WholeValueOf,
+} from './RunRecords';
+export { MAX_ERROR_NAME_CHARS, type ErrorSummary } from './ErrorSummary';
 export { isTerminalStatus, RUN_STATUSES, type RunStatus, type TerminalStatus } from './RunStatus';
 export type { StepHookPoint, StepHooks } from './StepHooks';
 export type { StepInfo } from './StepInfo';

@@ -2,6 +2,7 @@ import type { HistoryPageOptions } from '../model/HistoryPage';
 import type { ListRunsOptions, RunPage, StepRecord } from '../model/RunRecords';
 import type { StreamSummary } from '../model/StreamSummary';
 import type { RunQueries } from '../store/RunQueries';
+import type { RunValueReads } from '../store/RunValueReads';
 import type { RunStore } from '../store/RunStore';
 import type { SignalStore } from '../store/SignalStore';
 import type { Runs } from './Runs';
@@ -12,6 +13,7 @@ import type { Streams } from './streams/Streams';
 /** What reading runs uses. */
 export interface RunReadsDeps {
   readonly queries: RunQueries;
+  readonly values: RunValueReads;
   readonly streams: Streams;
   readonly store: RunStore;
   readonly signals: SignalStore;
@@ -27,9 +29,12 @@ export class RunReads {
   private readonly access: RunAccess;
 
   constructor(private readonly deps: RunReadsDeps) {
-    const { store, queries, signals, runs } = deps;
+    const { store, queries, values, signals, runs } = deps;
     this.access = {
       loadRun: (runId) => store.loadRun(runId),
+      describe: (runId, valueChars) => values.describe(runId, valueChars),
+      outcome: (runId, valueChars) => values.outcome(runId, valueChars),
+      wholeValue: (runId, of) => values.wholeValue(runId, of),
       history: (runId, page) => queries.history(runId, page),
       pendingSignals: (runId, name) => signals.pending(runId, name),
       awaitRun: (runId) => runs.awaitRun(runId),

@@ -85,7 +85,7 @@ export function assembleRuntime(s: RuntimeFloorSettings): RuntimeFloor {
     identity: { workerId: s.settings.workerId, container: s.container, dataSource: s.dataSource },
     runs,
     reads: new RunReads({
-      ...{ queries: stores.queries, streams: execution.streams },
+      ...{ queries: stores.queries, values: stores.values, streams: execution.streams },
       store,
       signals,
       runs,

@@ -9,21 +9,20 @@ import { RUN_STATUSES, type RunStatus } from '../model/RunStatus';
 import type { ListRunsOptions, RunPage, RunSummary, StepRecord } from '../model/RunRecords';
 import type { Database } from './connection/Database';
 import type { RunHistory, RunStore } from './RunStore';
-import { storedValue, valueCharsOption } from '../model/StoredValue';
+import { storedPrefix, storedValue, valueCharsOption } from '../model/StoredValue';
+import type { StoredErrors } from './StoredErrors';
 
-const SUMMARY_COLUMNS =
+/** The columns of a run's summary: none of its stored values. */
+export const SUMMARY_COLUMNS =
   'id, workflow, version, status, owner, parent_run_id, wake_at, parked_seq, parked_reason, waiting_for, forked_from, ' +
   'forked_seq, created_at, updated_at';
-
-/** Reads a stored value back (the codec's `decode`, given by the runtime). */
-export type DecodeValue = (text: string, path: string) => unknown;
 
 /** Read-only queries for operators: listing runs and reading a history. */
 export class RunQueries {
   constructor(
     private readonly db: Database,
     private readonly runs: RunStore,
-    private readonly decode: DecodeValue,
+    private readonly errors: StoredErrors,
   ) {}
 
   /**
@@ -35,16 +34,34 @@ export class RunQueries {
   async history(runId: string, page?: HistoryPageOptions): Promise<StepRecord[]> {
     assertRunId(runId, 'history(): runId');
     const [run, history] = await Promise.all([
-      this.runs.loadRun(runId),
+      this.parkedSeqOf(runId),
       page === undefined ? this.runs.loadHistory(runId) : readHistoryPage(this.db, runId, page),
     ]);
     if (!run) throw new RunNotFoundError(runId);
     const valueChars = valueCharsOption(page?.valueChars, 'history(): valueChars');
-    const records = this.records(history, run.parkedSeq, valueChars);
+    const errorChars = valueCharsOption(page?.errorChars, 'history(): errorChars', Infinity);
+    const records = this.records(history, run.parkedSeq, valueChars, errorChars);
     return page?.order === 'desc' ? records.reverse() : records;
   }
 
-  private records(history: RunHistory, parkedSeq: number | null, valueChars: number): StepRecord[] {
+  /** The run's parked step, of a row read without its stored values; undefined for no run. */
+  private async parkedSeqOf(runId: string): Promise<{ parkedSeq: number | null } | undefined> {
+    const { records } = await this.db.exec(
+      `read run "${runId}"`,
+      this.db.sql('SELECT parked_seq FROM waymark_runs WHERE id = ?'),
+      [runId],
+    );
+    const [raw] = records;
+    if (!raw) return undefined;
+    return { parkedSeq: raw.parked_seq === null ? null : Number(raw.parked_seq) };
+  }
+
+  private records(
+    history: RunHistory,
+    parkedSeq: number | null,
+    valueChars: number,
+    errorChars: number,
+  ): StepRecord[] {
     const records = new Map<number, StepRecord>();
     for (const step of history.steps) {
       const record: StepRecord = {
@@ -58,9 +75,16 @@ export class RunQueries {
       };
       if (step.idempotencyKey) record.idempotencyKey = step.idempotencyKey;
       if (step.status === 'failed') {
-        record.error = this.errorSummary(step.output, `step #${step.seq} error`);
+        record.error = this.errors.errorOf(
+          step.output,
+          step.cut,
+          errorChars,
+          `step #${step.seq} error`,
+        );
       } else if (step.status === 'completed' && step.output !== null) {
-        record.output = storedValue(step.output, valueChars);
+        record.output = step.cut
+          ? storedPrefix(step.output, step.cut.length, valueChars)
+          : storedValue(step.output, valueChars);
       }
       records.set(step.seq, record);
     }
@@ -75,8 +99,10 @@ export class RunQueries {
         startedAt: previous?.startedAt ?? new Date(attempt.failedAt),
         finishedAt: null,
         durationMs: null,
-        error: this.errorSummary(
+        error: this.errors.errorOf(
           attempt.error,
+          attempt.cut,
+          errorChars,
           `attempt ${attempt.attempt} of step #${attempt.seq} error`,
         ),
         ...(attempt.nextAt === null ? {} : { nextAttemptAt: new Date(attempt.nextAt) }),
@@ -137,23 +163,6 @@ export class RunQueries {
       runs: page.map(summarize),
       ...(rows.length > limit && last ? { nextCursor: encodeCursor(last) } : {}),
     };
-  }
-
-  private errorSummary(output: string | null, path: string): StepRecord['error'] {
-    try {
-      const error = this.decode(output ?? '', path) as {
-        name?: unknown;
-        message?: unknown;
-        code?: unknown;
-      };
-      return {
-        name: typeof error?.name === 'string' ? error.name : 'Error',
-        message: typeof error?.message === 'string' ? error.message : JSON.stringify(error),
-        ...(typeof error?.code === 'string' ? { code: error.code } : {}),
-      };
-    } catch (reason) {
-      return { name: 'CorruptValueError', message: (reason as Error).message };
-    }
   }
 }
 

@@ -12,7 +12,9 @@ import { RunCancellation } from './RunCancellation';
 import { RunClaims } from './RunClaims';
 import { RunControl } from './RunControl';
 import { RunPruner } from './RunPruner';
-import { RunQueries, type DecodeValue } from './RunQueries';
+import { RunQueries } from './RunQueries';
+import { RunValueReads } from './RunValueReads';
+import { StoredErrors, type DecodeValue } from './StoredErrors';
 import { RunStore } from './RunStore';
 import { ScheduleStore } from './ScheduleStore';
 import { SignalStore, type SignalRule } from './SignalStore';
@@ -69,6 +71,8 @@ export class Stores {
   readonly control: RunControl;
   /** Operators' read-only queries: listing runs, reading a history. */
   readonly queries: RunQueries;
+  /** A run's stored values, read cut or whole: its arguments, its outcome, a step's output. */
+  readonly values: RunValueReads;
 
   constructor(
     readonly db: Database,
@@ -93,7 +97,9 @@ export class Stores {
     this.pruner = new RunPruner(db, settings.holder);
     this.cancellation = new RunCancellation(db, lifecycle);
     this.control = new RunControl(db, lifecycle);
-    this.queries = new RunQueries(db, this.runs, settings.decode);
+    const errors = new StoredErrors(settings.decode);
+    this.queries = new RunQueries(db, this.runs, errors);
+    this.values = new RunValueReads(db, errors);
   }
 
   /**

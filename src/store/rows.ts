@@ -1,4 +1,5 @@
 import type { RunStatus } from '../model/RunStatus';
+import type { ErrorFields } from './errorFieldsSql';
 
 /** A stored run, as the store reads and writes it. Times are epoch milliseconds. */
 export interface RunRow {
@@ -76,6 +77,14 @@ export function newRunRowOf(fields: NewRunFields): RunRow {
   };
 }
 
+/** How a history page row's value was read when it was read cut (see `readHistoryPage`). */
+export interface ValueCut {
+  /** Characters in the whole stored value; the row holds its start. */
+  length: number;
+  /** For a failed step or attempt read with bounded errors: the error's members, cut. */
+  error?: ErrorFields;
+}
+
 /** Outcome of one step record; `started` is an at-most-once step's intent marker. */
 export type StepStatus = 'completed' | 'failed' | 'started';
 
@@ -92,6 +101,8 @@ export interface StepRow {
   finishedAt: number | null;
   /** The key of a step with `@Idempotent({ key })`; null (or absent) for the default `runId:seq`. */
   idempotencyKey?: string | null;
+  /** Set when `output` holds only the start of the stored value. */
+  cut?: ValueCut;
 }
 
 /**
@@ -112,6 +123,8 @@ export interface AttemptRow {
   nextAt: number | null;
   /** As {@link StepRow.idempotencyKey}. */
   idempotencyKey?: string | null;
+  /** Set when `error` holds only the start of the stored error. */
+  cut?: ValueCut;
 }
 
 type Raw = Record<string, unknown>;

@@ -117,8 +117,16 @@ export const CONSOLE_DETAIL_SCRIPT = String.raw`'use strict';
       var outcome = detail.outcome;
       byId('outcome-title').hidden = byId('outcome').hidden = !outcome;
       if (outcome) {
-        byId('outcome-title').textContent = 'result' in outcome ? 'Result' : 'Error';
-        dom.fill(byId('outcome'), JSON.stringify('result' in outcome ? outcome.result : outcome.error, null, 2), true);
+        // A long result comes as the start of its stored JSON (resultPreview), not parsed.
+        var preview = outcome.resultPreview;
+        byId('outcome-title').textContent = 'error' in outcome ? 'Error' : 'Result';
+        dom.fill(
+          byId('outcome'),
+          preview
+            ? preview.json + '… (' + (preview.length - preview.json.length) + ' more characters)'
+            : JSON.stringify('result' in outcome ? outcome.result : outcome.error, null, 2),
+          true,
+        );
       }
       byId('cancel-run').hidden = ENDED.indexOf(run.status) >= 0;
     }

@@ -45,6 +45,22 @@ export function isMissingReference(error: unknown): boolean {
   return code === 'ER_NO_REFERENCED_ROW_2' || code === 'ER_NO_REFERENCED_ROW';
 }
 
+/**
+ * A stored text the database could not parse as JSON: PostgreSQL's `22P02` (and `22P05`, a
+ * `\u0000` that `jsonb` cannot hold), MariaDB's error 4038 (`JSON_TABLE`).
+ */
+export function isInvalidJsonError(error: unknown): boolean {
+  // The store reports a failed read as a StoreUnavailableError caused by the driver's error.
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  return [error, cause].some((candidate) => {
+    const code = driverCode(candidate);
+    const errno = ((candidate as { driverError?: unknown } | null)?.driverError ?? candidate) as {
+      errno?: unknown;
+    } | null;
+    return code === '22P02' || code === '22P05' || errno?.errno === 4038;
+  });
+}
+
 /** A deadlock or serialization failure: another transaction won the rows this one wanted. */
 export function isLockConflict(error: unknown): boolean {
   const code = driverCode(error);
