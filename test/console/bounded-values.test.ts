@@ -4,6 +4,7 @@ import { startConsole, type RunningConsole } from '../../src/console';
 import { ALL_BACKENDS, createTestDatabase, type TestDatabase } from '../support/databases';
 import { QueryCounter } from '../support/QueryCounter';
 import { seedHistory } from '../support/seedHistory';
+import { digestOfRequest } from '../../src/model/approvalDecision';
 
 const MB = 1_000_000;
 const STEPS = 50;
@@ -124,6 +125,9 @@ describe.each(ALL_BACKENDS)('the console on %s reads values cut in the database'
         tool: 'send',
         toolCallId: run.runId.replace('approval-', 'call-'),
         input: { json: input.slice(0, 1000), truncated: true, length: input.length },
+        waitSeq: 1,
+        // Read from the request's start, the same digest a decision is checked against.
+        digest: digestOfRequest(approvalRequest(Number(run.runId.slice('approval-'.length)))),
       });
     }
   });
@@ -189,14 +193,19 @@ describe.each(ALL_BACKENDS)('the console on %s reads values cut in the database'
       const runId = `approval-${i}`;
       await seedHistory(dataSource, {
         runId,
-        steps: 1,
+        steps: 2,
         status: 'waiting',
         waitingFor: `signal:approve:call-${i}`,
       });
-      await q("UPDATE waymark_steps SET name = 'approval-request', output = ? WHERE run_id = ?", [
-        approvalRequest(i),
-        runId,
-      ]);
+      await q(
+        "UPDATE waymark_steps SET name = 'approval-request', output = ? WHERE run_id = ? AND seq = 0",
+        [approvalRequest(i), runId],
+      );
+      // The wait that follows the request, as waymark/ai records it.
+      await q(
+        "UPDATE waymark_steps SET name = ?, status = 'started', output = NULL WHERE run_id = ? AND seq = 1",
+        [`signal:approve:call-${i}`, runId],
+      );
     }
   }
 });

@@ -1,5 +1,11 @@
 import { isInvalidArgumentError } from 'waymark';
-import { deciderOf, decisionOf, digestOfRequest } from '../../../src/model/approvalDecision';
+import {
+  deciderOf,
+  decisionOf,
+  digestOfRequest,
+  digestOfShownRequest,
+  REQUEST_DIGEST_CHARS,
+} from '../../../src/model/approvalDecision';
 
 describe('approval decisions', () => {
   it('only approve:<request> signals are decisions, with the wait and digest their payload names', () => {
@@ -24,7 +30,7 @@ describe('approval decisions', () => {
     }
   });
 
-  it('the digest covers the tool, the call id and the arguments as stored', () => {
+  it('the digest covers the tool, the call id and the start of the arguments as stored, and their length', () => {
     const stored = (input: unknown, tool = 'refund') =>
       JSON.stringify({ tool, toolCallId: 'call_1', input });
     const digest = digestOfRequest(stored({ amount: 150 }));
@@ -32,7 +38,15 @@ describe('approval decisions', () => {
     expect(digestOfRequest(stored({ amount: 150 }))).toBe(digest);
     expect(digestOfRequest(stored({ amount: 151 }))).not.toBe(digest);
     expect(digestOfRequest(stored({ amount: 150 }, 'charge'))).not.toBe(digest);
-    expect(digestOfRequest('not json')).toBeUndefined();
+    // Beyond what the console reads, only the length counts: it never reads a value whole.
+    const long = (tail: string) => stored({ body: 'x'.repeat(5000) + tail });
+    expect(digestOfRequest(long('a'))).toBe(digestOfRequest(long('b')));
+    expect(digestOfRequest(long('ab'))).not.toBe(digestOfRequest(long('a')));
+    // As a bounded read gives it: the start cut where the console cuts, and the length.
+    const whole = long('a');
+    expect(digestOfShownRequest(whole.slice(0, REQUEST_DIGEST_CHARS), whole.length)).toBe(
+      digestOfRequest(whole),
+    );
   });
 
   it('names the decider from decidedBy, else by, else unknown', () => {
