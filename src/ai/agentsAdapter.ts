@@ -9,6 +9,7 @@ import { loadOptionalPeer } from '../ground/optionalPeer';
 import type { RetryOptions } from '../policies/RetryPolicy';
 import { inWorkflowCode, runInlineStep } from '../runtime/inlineStep';
 import { limiterOption } from './limiterOption';
+import { MODEL_STEP_PREFIX } from './stepKinds';
 import { modelRetryPolicy } from './modelErrors';
 
 /** Options of {@link durableModelProvider}. */
@@ -52,7 +53,7 @@ export function durableModelProvider(
   return {
     async getModel(modelName?: string): Promise<Model> {
       const inner = await provider.getModel(modelName);
-      const spec = { name: `model:${modelName ?? 'default'}`, retry, limiter };
+      const spec = { name: `${MODEL_STEP_PREFIX}${modelName ?? 'default'}`, retry, limiter };
       return {
         async getResponse(request: ModelRequest): Promise<ModelResponse> {
           if (!inWorkflowCode()) return inner.getResponse(request);
