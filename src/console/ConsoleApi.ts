@@ -15,6 +15,9 @@ import {
 } from './consoleRequests';
 import { toJsonValue } from './toJsonValue';
 import { withApprovalPreview, type ListedRun } from './approvalPreview';
+import { aiStepKind } from '../ai/stepKinds';
+import { storedValue } from '../model/StoredValue';
+import { modelCallView, toolCallView, type ModelCallView, type ToolCallView } from './aiStepView';
 
 /** How long reading the stored outcome of an ended run may take before it is left out. */
 const OUTCOME_WAIT_MS = 1000;
@@ -27,6 +30,17 @@ export interface RunListResponse {
   /** The server's clock, so the page draws open bars up to the same instant. */
   now: Date;
 }
+
+/**
+ * A step as the console shows it. A step `waymark/ai` recorded has a `kind` (from its name:
+ * a model call `model:…`, a tool call `tool:…`) and a view read from its whole stored output
+ * (`modelCall`, when its shape is known; `toolCall`), which the page shows as a conversation.
+ */
+export type ConsoleStep = StepRecord & {
+  kind?: 'model-call' | 'tool-call';
+  modelCall?: ModelCallView;
+  toolCall?: ToolCallView;
+};
 
 /** How an ended run ended: its result, or the error it ended with (as JSON). */
 export type RunOutcomeJson = { result: unknown } | { error: unknown };
@@ -42,7 +56,7 @@ export interface RunDetailResponse {
    * At most `limit` steps from seq `from`; error messages and `output.json` cut at 1,000
    * characters (`output.truncated`, `output.length` say how much there is).
    */
-  steps: StepRecord[];
+  steps: ConsoleStep[];
   /** `from` of the next page; null when this page reached the end of the history. */
   nextFrom: number | null;
   /** Null while the run has not ended. */
@@ -98,12 +112,13 @@ export class ConsoleApi {
     const page = parseStepsQuery(query);
     const handle = this.runtime.handle(runId);
     const run = await handle.describe({ valueChars: MAX_VALUE_TEXT });
-    const steps = await handle.history({ ...page, valueChars: MAX_VALUE_TEXT });
+    // Whole values (the page's rows hold them already): a model call's view reads all of it.
+    const steps = await handle.history({ ...page, valueChars: Infinity });
     const outcome = isTerminalStatus(run.status) ? await outcomeOf(handle) : null;
     const last = steps[steps.length - 1];
     return {
       run,
-      steps: steps.map(shortened),
+      steps: steps.map((step) => shortened(withView(runId, step))),
       nextFrom: steps.length === page.limit && last ? last.seq + 1 : null,
       outcome,
       now: new Date(),
@@ -125,12 +140,29 @@ export class ConsoleApi {
   }
 }
 
-/** The step with its error message cut at {@link MAX_ERROR_TEXT} characters. */
-function shortened(step: StepRecord): StepRecord {
+/**
+ * The step with its output cut at {@link MAX_VALUE_TEXT} characters and its error message at
+ * {@link MAX_ERROR_TEXT}.
+ */
+function shortened<S extends StepRecord>(step: S): S {
+  const output = step.output && storedValue(step.output.json, MAX_VALUE_TEXT);
+  const cutOutput = output ? { ...step, output } : step;
   const message = step.error?.message;
-  if (message === undefined || message.length <= MAX_ERROR_TEXT) return step;
+  if (message === undefined || message.length <= MAX_ERROR_TEXT) return cutOutput;
   const cut = `${message.slice(0, MAX_ERROR_TEXT)}… (${message.length - MAX_ERROR_TEXT} more characters)`;
-  return { ...step, error: { ...step.error!, message: cut } };
+  return { ...cutOutput, error: { ...step.error!, message: cut } };
+}
+
+/** A step `waymark/ai` recorded with its kind and view, read from its whole output. */
+function withView(runId: string, step: StepRecord): ConsoleStep {
+  const kind = aiStepKind(step.name);
+  if (kind === 'tool-call') {
+    const toolCall = toolCallView(runId, step.name, step.idempotencyKey, step.output?.json);
+    return { ...step, kind, toolCall };
+  }
+  if (kind !== 'model-call') return step;
+  const modelCall = step.output && modelCallView(step.output.json);
+  return modelCall ? { ...step, kind, modelCall } : { ...step, kind };
 }
 
 /**
