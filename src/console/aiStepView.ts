@@ -2,6 +2,8 @@ import { TOOL_STEP_PREFIX } from '../ai/stepKinds';
 
 /** Longest text of one part (a message's text, a tool call's arguments, a result) sent. */
 export const MAX_PART_TEXT = 4000;
+/** Most parts one view sends (its messages' together); the raw value has the rest. */
+export const MAX_VIEW_PARTS = 100;
 /** A stored value longer than this is not parsed for its view (the raw prefix remains). */
 const MAX_PARSED_TEXT = 1_000_000;
 
@@ -115,7 +117,7 @@ function withReply(
   finish: Json,
 ): ModelCallView {
   const view: ModelCallView = {
-    messages: reply.length > 0 ? [...input, { role: 'assistant', parts: reply }] : input,
+    messages: bounded(reply.length > 0 ? [...input, { role: 'assistant', parts: reply }] : input),
   };
   if (isObject(usage)) {
     const inputTokens = tokens(usage.inputTokens);
@@ -128,6 +130,22 @@ function withReply(
     typeof finish === 'string' ? finish : isObject(finish) ? finish.unified : undefined;
   if (typeof reason === 'string') view.finishReason = reason;
   return view;
+}
+
+/** The messages with at most {@link MAX_VIEW_PARTS} parts, the last one saying what was left out. */
+function bounded(messages: ModelCallView['messages']): ModelCallView['messages'] {
+  const total = messages.reduce((sum, message) => sum + message.parts.length, 0);
+  if (total <= MAX_VIEW_PARTS) return messages;
+  let room = MAX_VIEW_PARTS - 1;
+  const kept: ModelCallView['messages'] = [];
+  for (const message of messages) {
+    if (room <= 0) break;
+    kept.push({ role: message.role, parts: message.parts.slice(0, room) });
+    room -= message.parts.length;
+  }
+  const note = `(${total - (MAX_VIEW_PARTS - 1)} more parts: waymark show <run> --json prints them)`;
+  kept[kept.length - 1].parts.push({ type: 'text', text: note });
+  return kept;
 }
 
 /** A prompt message as `waymark/ai` stores it (`newMessages`): role and parts. */
