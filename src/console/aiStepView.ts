@@ -1,9 +1,11 @@
 import { TOOL_STEP_PREFIX } from '../ai/stepKinds';
 
 /** Longest text of one part (a message's text, a tool call's arguments, a result) sent. */
-export const MAX_PART_TEXT = 4000;
+export const MAX_PART_TEXT = 2000;
 /** Most parts one view sends (its messages' together); the raw value has the rest. */
-export const MAX_VIEW_PARTS = 100;
+export const MAX_VIEW_PARTS = 50;
+/** Most characters of text, arguments and results one view sends (a single part may pass it). */
+export const MAX_VIEW_TEXT = 6000;
 /** A stored value longer than this is not parsed for its view (the raw prefix remains). */
 const MAX_PARSED_TEXT = 1_000_000;
 
@@ -132,20 +134,39 @@ function withReply(
   return view;
 }
 
-/** The messages with at most {@link MAX_VIEW_PARTS} parts, the last one saying what was left out. */
+/**
+ * The messages with at most {@link MAX_VIEW_PARTS} parts and {@link MAX_VIEW_TEXT} characters
+ * of text, arguments and results: the parts that fit, in order, then one saying what was left
+ * out, so a page of model calls stays small.
+ */
 function bounded(messages: ModelCallView['messages']): ModelCallView['messages'] {
   const total = messages.reduce((sum, message) => sum + message.parts.length, 0);
-  if (total <= MAX_VIEW_PARTS) return messages;
-  let room = MAX_VIEW_PARTS - 1;
   const kept: ModelCallView['messages'] = [];
+  let parts = 0;
+  let chars = 0;
   for (const message of messages) {
-    if (room <= 0) break;
-    kept.push({ role: message.role, parts: message.parts.slice(0, room) });
-    room -= message.parts.length;
+    const fitting: ConversationPart[] = [];
+    for (const part of message.parts) {
+      const size = partText(part).length;
+      const full = parts >= MAX_VIEW_PARTS - 1 || (parts > 0 && chars + size > MAX_VIEW_TEXT);
+      if (full && total > parts + 1) break;
+      fitting.push(part);
+      parts += 1;
+      chars += size;
+    }
+    kept.push({ role: message.role, parts: fitting });
+    if (fitting.length < message.parts.length) break;
   }
-  const note = `(${total - (MAX_VIEW_PARTS - 1)} more parts: waymark show <run> --json prints them)`;
+  if (parts === total) return messages;
+  const note = `(${total - parts} more parts: waymark show <run> --json prints them)`;
   kept[kept.length - 1].parts.push({ type: 'text', text: note });
   return kept;
+}
+
+function partText(part: ConversationPart): string {
+  if (part.type === 'tool-call') return part.toolName + part.input;
+  if (part.type === 'tool-result') return part.toolName + part.output;
+  return part.text;
 }
 
 /** A prompt message as `waymark/ai` stores it (`newMessages`): role and parts. */

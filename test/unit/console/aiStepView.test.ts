@@ -1,6 +1,7 @@
 import {
   MAX_PART_TEXT,
   MAX_VIEW_PARTS,
+  MAX_VIEW_TEXT,
   modelCallView,
   toolCallView,
 } from '../../../src/console/aiStepView';
@@ -115,15 +116,25 @@ describe('aiStepView: a waymark/ai step as the console reads it', () => {
 
   it('cuts long texts and many parts, and reads nothing from a value it does not know', () => {
     const long = 'x'.repeat(MAX_PART_TEXT + 10);
-    const many = Array.from({ length: MAX_VIEW_PARTS + 5 }, () => ({ type: 'text', text: long }));
-    const view = modelCallView(JSON.stringify({ content: many }))!;
-    const parts = view.messages[0].parts;
-    expect(parts).toHaveLength(MAX_VIEW_PARTS);
-    expect(parts[0]).toEqual({
+    const longParts = Array.from({ length: 10 }, () => ({ type: 'text', text: long }));
+    const byText = modelCallView(JSON.stringify({ content: longParts }))!.messages[0].parts;
+    const fit = Math.floor(MAX_VIEW_TEXT / (MAX_PART_TEXT + 23));
+    expect(byText[0]).toEqual({
       type: 'text',
       text: `${'x'.repeat(MAX_PART_TEXT)}… (10 more characters)`,
     });
-    expect(parts[MAX_VIEW_PARTS - 1]).toEqual({
+    expect(byText).toHaveLength(fit + 1);
+    expect(byText[fit]).toEqual({
+      type: 'text',
+      text: `(${10 - fit} more parts: waymark show <run> --json prints them)`,
+    });
+    const shortParts = Array.from({ length: MAX_VIEW_PARTS + 5 }, () => ({
+      type: 'text',
+      text: 'a',
+    }));
+    const byCount = modelCallView(JSON.stringify({ content: shortParts }))!.messages[0].parts;
+    expect(byCount).toHaveLength(MAX_VIEW_PARTS);
+    expect(byCount[MAX_VIEW_PARTS - 1]).toEqual({
       type: 'text',
       text: '(6 more parts: waymark show <run> --json prints them)',
     });
