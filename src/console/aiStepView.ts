@@ -57,7 +57,7 @@ export function modelCallView(json: string): ModelCallView | undefined {
     return withReply(input, value.content.flatMap(sdkPart), value.usage, value.finishReason);
   }
   if (Array.isArray(value.parts)) return sdkStream(value.parts, input);
-  if (Array.isArray(value.output)) return agentsResponse(value);
+  if (Array.isArray(value.output)) return agentsResponse(value, input);
   return undefined;
 }
 
@@ -265,7 +265,10 @@ function sdkStream(parts: Json[], input: ModelCallView['messages']): ModelCallVi
 }
 
 /** An `@openai/agents` ModelResponse: output items (messages, function calls) and usage. */
-function agentsResponse(response: Record<string, Json>): ModelCallView {
+function agentsResponse(
+  response: Record<string, Json>,
+  input: ModelCallView['messages'] = [],
+): ModelCallView {
   const reply: ConversationPart[] = [];
   for (const item of response.output as Json[]) {
     if (!isObject(item)) continue;
@@ -290,7 +293,7 @@ function agentsResponse(response: Record<string, Json>): ModelCallView {
       }
     }
   }
-  return withReply([], reply, response.usage, undefined);
+  return withReply(input, reply, response.usage, undefined);
 }
 
 /** A recorded `@openai/agents` stream: its final `response_done` event's response. */
