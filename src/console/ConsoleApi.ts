@@ -17,7 +17,9 @@ import { toJsonValue } from './toJsonValue';
 import { withApprovalPreview, type ListedRun } from './approvalPreview';
 import { aiStepKind } from '../ai/stepKinds';
 import { storedValue } from '../model/StoredValue';
-import { modelCallView, toolCallView, type ModelCallView, type ToolCallView } from './aiStepView';
+import { modelCallView } from './modelCallView';
+import { toolCallView } from './toolCallView';
+import type { ModelCallView, ToolCallView } from './conversationView';
 
 /** How long reading the stored outcome of an ended run may take before it is left out. */
 const OUTCOME_WAIT_MS = 1000;

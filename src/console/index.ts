@@ -12,7 +12,7 @@ export {
 } from './createConsoleHandler';
 export type { ConsoleStep, RunDetailResponse, RunListResponse, RunOutcomeJson } from './ConsoleApi';
 export type { ListedRun, ToolApprovalPreview } from './approvalPreview';
-export type { ConversationPart, ModelCallView, ToolCallView } from './aiStepView';
+export type { ConversationPart, ModelCallView, ToolCallView } from './conversationView';
 export type { CancelRequest, SignalRequest } from './consoleRequests';
 export { CONTENT_SECURITY_POLICY } from './httpResponses';
 export { DEFAULT_MAX_BODY_BYTES } from './readJsonBody';

@@ -2,11 +2,11 @@ import {
   MAX_PART_TEXT,
   MAX_VIEW_PARTS,
   MAX_VIEW_TEXT,
-  modelCallView,
-  toolCallView,
-} from '../../../src/console/aiStepView';
+} from '../../../src/console/conversationView';
+import { modelCallView } from '../../../src/console/modelCallView';
+import { toolCallView } from '../../../src/console/toolCallView';
 
-describe('aiStepView: a waymark/ai step as the console reads it', () => {
+describe('modelCallView and toolCallView: a waymark/ai step as the console reads it', () => {
   it('reads an AI SDK result with its prompt’s new messages, the codec’s markers dropped', () => {
     const stored = {
       content: [
