@@ -9,6 +9,9 @@ import { loadOptionalPeer } from '../ground/optionalPeer';
 import type { RetryOptions } from '../policies/RetryPolicy';
 import { inWorkflowCode, runInlineStep } from '../runtime/inlineStep';
 import { limiterOption } from './limiterOption';
+import { MODEL_STEP_PREFIX } from './stepKinds';
+import { agentsNewMessages } from './agentsNewMessages';
+import type { StoredMessage } from './newMessages';
 import { modelRetryPolicy } from './modelErrors';
 
 /** Options of {@link durableModelProvider}. */
@@ -23,7 +26,11 @@ export interface DurableModelProviderOptions {
   limiter?: string;
 }
 
-type StoredResponse = Omit<ModelResponse, 'usage'> & { usage: Record<string, unknown> };
+/** The response as stored: usage as plain data, and the messages the request added. */
+type StoredResponse = Omit<ModelResponse, 'usage'> & {
+  usage: Record<string, unknown>;
+  newMessages?: StoredMessage[];
+};
 
 /** What the adapter takes from the SDK at run time. */
 type AgentsCore = Pick<typeof import('@openai/agents'), 'Usage'>;
@@ -52,15 +59,17 @@ export function durableModelProvider(
   return {
     async getModel(modelName?: string): Promise<Model> {
       const inner = await provider.getModel(modelName);
-      const spec = { name: `model:${modelName ?? 'default'}`, retry, limiter };
+      const spec = { name: `${MODEL_STEP_PREFIX}${modelName ?? 'default'}`, retry, limiter };
       return {
         async getResponse(request: ModelRequest): Promise<ModelResponse> {
           if (!inWorkflowCode()) return inner.getResponse(request);
           const stored = await runInlineStep(spec, async () =>
-            toStored(await inner.getResponse(request)),
+            toStored(await inner.getResponse(request), agentsNewMessages(request)),
           );
+          const response: StoredResponse = { ...stored };
+          delete response.newMessages; // kept for people (the console), not for the SDK
           return {
-            ...stored,
+            ...response,
             usage: new Usage(stored.usage),
           };
         },
@@ -81,8 +90,8 @@ export function durableModelProvider(
   };
 }
 
-/** The response with its `Usage` instance as plain data (it has methods). */
-function toStored(response: ModelResponse): StoredResponse {
+/** The response with its `Usage` instance as plain data (it has methods), and the new messages. */
+function toStored(response: ModelResponse, newMessages: StoredMessage[]): StoredResponse {
   const usage = { ...response.usage } as Record<string, unknown>;
-  return { ...response, usage };
+  return { ...response, usage, newMessages };
 }

@@ -9,6 +9,7 @@ import { InvalidArgumentError } from '../errors/InvalidArgumentError';
 import { parseDuration, type Duration } from '../ground/Duration';
 import { inWorkflowCode, runInlineStep } from '../runtime/inlineStep';
 import { limiterOption } from './limiterOption';
+import { TOOL_STEP_PREFIX } from './stepKinds';
 import { isToolApprovalDeniedError } from './ToolApprovalDeniedError';
 import { awaitToolApproval, inApprovalTurn } from './toolApproval';
 
@@ -97,8 +98,9 @@ function durableFunctionTool<C, P extends ToolInputParameters, R>(
       // What the SDK passes to `needsApproval`: the model's arguments, parsed.
       const args = parsedArguments(input) as ToolExecuteArgument<P>;
       const step = () =>
-        runInlineStep({ name: `tool:${tool.name}`, key: `tool:${callId}`, limiter }, () =>
-          invoke(runContext, input, details),
+        runInlineStep(
+          { name: `${TOOL_STEP_PREFIX}${tool.name}`, key: `tool:${callId}`, limiter },
+          () => invoke(runContext, input, details),
         );
       if (!(await needsApproval(runContext, args, callId))) return step();
       return inApprovalTurn(async () => {

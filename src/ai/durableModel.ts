@@ -8,7 +8,9 @@ import { limiterOption } from './limiterOption';
 import { modelRetryPolicy } from './modelErrors';
 import type { LanguageModelMiddleware } from 'ai';
 import type { LanguageModelV3 } from './modelTypes';
-import { recordGenerate, recordStream, replayStream } from './recordedModelCall';
+import { newMessages } from './newMessages';
+import { recordGenerate, recordStream, replayGenerate, replayStream } from './recordedModelCall';
+import { MODEL_STEP_PREFIX } from './stepKinds';
 
 /** Options of {@link durableModel} and {@link durableMiddleware}. */
 export interface DurableModelOptions {
@@ -52,25 +54,29 @@ export function durableMiddleware(options: DurableModelOptions = {}): LanguageMo
       : parseDuration(options.timeout, 'durableModel(): timeout');
   const limiter = limiterOption(options.limiter, 'durableModel(): limiter');
   const spec = (model: LanguageModelV3) => ({
-    name: options.name ?? `model:${model.modelId}`,
+    name: options.name ?? `${MODEL_STEP_PREFIX}${model.modelId}`,
     retry,
     timeoutMs,
     limiter,
   });
   return {
     specificationVersion: 'v3',
-    wrapGenerate: ({ doGenerate, params, model }) => {
+    wrapGenerate: async ({ doGenerate, params, model }) => {
       if (!inWorkflowCode()) return doGenerate();
-      return runInlineStep(spec(model), async () =>
-        recordGenerate(await model.doGenerate({ ...params, abortSignal: stepSignal(params) })),
+      const recorded = await runInlineStep(spec(model), async () =>
+        recordGenerate(
+          await model.doGenerate({ ...params, abortSignal: stepSignal(params) }),
+          newMessages(params.prompt),
+        ),
       );
+      return replayGenerate(recorded);
     },
     wrapStream: async ({ doStream, params, model }) => {
       if (!inWorkflowCode()) return doStream();
       const recorded = await runInlineStep(spec(model), async () => {
         const out = streamName === false ? undefined : context.stream<string>(streamName);
         const result = await model.doStream({ ...params, abortSignal: stepSignal(params) });
-        return recordStream(result, (part) => {
+        return recordStream(result, newMessages(params.prompt), (part) => {
           if (part.type === 'text-delta' && part.delta !== '') out?.write(part.delta);
         });
       });

@@ -6,6 +6,7 @@ import { resolveRetryPolicy, type RetryOptions } from '../policies/RetryPolicy';
 import { inWorkflowCode, runInlineStep, type InlineStepSpec } from '../runtime/inlineStep';
 import { WorkflowContext } from '../runtime/WorkflowContext';
 import { limiterOption } from './limiterOption';
+import { TOOL_STEP_PREFIX } from './stepKinds';
 import {
   awaitToolApproval,
   inApprovalTurn,
@@ -101,7 +102,7 @@ function durableTool(name: string, tool: Tool, options: DurableToolOptions): Too
   const where = `durableTools(): ${name}`;
   const limiter = limiterOption(options.limiter, `${where}.limiter`);
   const spec = (toolCallId: string, input?: unknown): InlineStepSpec => ({
-    name: `tool:${name}`,
+    name: `${TOOL_STEP_PREFIX}${name}`,
     key:
       options.key && input !== undefined ? keyOf(options.key, input, where) : `tool:${toolCallId}`,
     retry: options.retry ? resolveRetryPolicy(options.retry, `${where}.retry`) : undefined,

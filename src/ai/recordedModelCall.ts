@@ -1,23 +1,41 @@
 import type { GenerateResult, StreamPart, StreamResult } from './modelTypes';
+import type { StoredMessage } from './newMessages';
 
-/** A streamed model call as stored: every part in order, and the response headers. */
+/**
+ * A streamed model call as stored: every part in order, the response headers, and the
+ * messages its prompt added (for the console; absent from calls recorded before).
+ */
 export interface RecordedStream {
   readonly parts: StreamPart[];
   readonly response?: StreamResult['response'];
+  readonly newMessages?: StoredMessage[];
 }
+
+/** A `doGenerate` result as stored, with the messages its prompt added (see `newMessages`). */
+export type RecordedGenerate = GenerateResult & { readonly newMessages?: StoredMessage[] };
 
 /**
  * What is stored of a `doGenerate` result: everything but the raw request and response
  * bodies (the SDK's `response.body` is the provider's JSON again, doubling the row for
- * nothing the agent loop reads).
+ * nothing the agent loop reads), and the prompt's new messages, for people to read.
  */
-export function recordGenerate(result: GenerateResult): GenerateResult {
+export function recordGenerate(
+  result: GenerateResult,
+  newMessages: StoredMessage[],
+): RecordedGenerate {
   const stored: GenerateResult = { ...result };
   delete stored.request;
-  if (!result.response) return stored;
+  if (!result.response) return { ...stored, newMessages };
   const response = { ...result.response };
   delete response.body;
-  return { ...stored, response };
+  return { ...stored, response, newMessages };
+}
+
+/** A stored `doGenerate` result as the SDK expects it: without what was kept for people. */
+export function replayGenerate(recorded: RecordedGenerate): GenerateResult {
+  const result: RecordedGenerate = { ...recorded };
+  delete (result as { newMessages?: unknown }).newMessages;
+  return result;
 }
 
 /**
@@ -27,6 +45,7 @@ export function recordGenerate(result: GenerateResult): GenerateResult {
  */
 export async function recordStream(
   result: StreamResult,
+  newMessages: StoredMessage[],
   onPart?: (part: StreamPart) => void | Promise<void>,
 ): Promise<RecordedStream> {
   const parts: StreamPart[] = [];
@@ -42,7 +61,7 @@ export async function recordStream(
     reader.releaseLock();
   }
   const headers = result.response?.headers;
-  return headers ? { parts, response: { headers } } : { parts };
+  return headers ? { parts, response: { headers }, newMessages } : { parts, newMessages };
 }
 
 /** A stored stream as the SDK expects `doStream` to answer: the parts, at once. */

@@ -17,6 +17,17 @@ import {
 } from './consoleRequests';
 import { toJsonValue } from './toJsonValue';
 import { withApprovalPreview, type ListedRun } from './approvalPreview';
+import { aiStepKind } from '../ai/stepKinds';
+import { storedValue } from '../model/StoredValue';
+import { modelCallView } from './modelCallView';
+import { toolCallView } from './toolCallView';
+import type { ModelCallView, ToolCallView } from './conversationView';
+
+/**
+ * Characters of each step's output a run page reads: a model call's conversation is drawn
+ * from it; the answer then holds the first {@link MAX_VALUE_TEXT} of each.
+ */
+const VIEW_SOURCE_CHARS = 65_536;
 
 /** How long reading the stored outcome of an ended run may take before it is left out. */
 const OUTCOME_WAIT_MS = 1000;
@@ -29,6 +40,17 @@ export interface RunListResponse {
   /** The server's clock, so the page draws open bars up to the same instant. */
   now: Date;
 }
+
+/**
+ * A step as the console shows it. A step `waymark/ai` recorded has a `kind` (from its name:
+ * a model call `model:…`, a tool call `tool:…`) and a view read from its stored output (up to 65,536 characters)
+ * (`modelCall`, when its shape is known; `toolCall`), which the page shows as a conversation.
+ */
+export type ConsoleStep = StepRecord & {
+  kind?: 'model-call' | 'tool-call';
+  modelCall?: ModelCallView;
+  toolCall?: ToolCallView;
+};
 
 /**
  * How an ended run ended: its result, or the error it ended with (as JSON). A result longer
@@ -54,7 +76,7 @@ export interface RunDetailResponse {
    * characters, error names and codes at 200 (`output.truncated`, `output.length` say how
    * much there is; `GET /api/runs/:id/steps/:seq/output` answers an output whole).
    */
-  steps: StepRecord[];
+  steps: ConsoleStep[];
   /** `from` of the next page; null when this page reached the end of the history. */
   nextFrom: number | null;
   /** Null while the run has not ended. */
@@ -111,16 +133,17 @@ export class ConsoleApi {
     const page = parseStepsQuery(query);
     const handle = this.runtime.handle(runId);
     const run = await handle.describe({ valueChars: MAX_VALUE_TEXT });
+    // A model call's view reads its output's start, cut in the database as every value is.
     const steps = await handle.history({
       ...page,
-      valueChars: MAX_VALUE_TEXT,
+      valueChars: VIEW_SOURCE_CHARS,
       errorChars: MAX_ERROR_TEXT,
     });
     const outcome = isTerminalStatus(run.status) ? await outcomeOf(handle) : null;
     const last = steps[steps.length - 1];
     return {
       run,
-      steps,
+      steps: steps.map((step) => shortened(withView(runId, step))),
       nextFrom: steps.length === page.limit && last ? last.seq + 1 : null,
       outcome,
       now: new Date(),
@@ -181,6 +204,33 @@ function withDecidedBy(payload: unknown, decidedBy: string): unknown {
   if (payload === undefined) return { decidedBy };
   if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return payload;
   return { ...payload, decidedBy };
+}
+
+/**
+ * The step with its output cut at {@link MAX_VALUE_TEXT} characters, keeping the stored
+ * length (set on the row: copies of every row of a page raised the console's peak memory).
+ */
+function shortened(step: ConsoleStep): ConsoleStep {
+  const output = step.output;
+  if (!output || output.json.length <= MAX_VALUE_TEXT) return step;
+  const { json } = storedValue(output.json, MAX_VALUE_TEXT);
+  return Object.assign(step, { output: { json, truncated: true, length: output.length } });
+}
+
+/**
+ * A step `waymark/ai` recorded with its kind and view, read from its output when the
+ * database read it whole (up to {@link VIEW_SOURCE_CHARS}); a longer one shows raw.
+ */
+function withView(runId: string, step: StepRecord): ConsoleStep {
+  const kind = aiStepKind(step.name);
+  if (kind === 'tool-call') {
+    const toolCall = toolCallView(runId, step.name, step.idempotencyKey, step.output?.json);
+    return { ...step, kind, toolCall };
+  }
+  if (kind !== 'model-call') return step;
+  const modelCall =
+    step.output && !step.output.truncated ? modelCallView(step.output.json) : undefined;
+  return modelCall ? { ...step, kind, modelCall } : { ...step, kind };
 }
 
 /**

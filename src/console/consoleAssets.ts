@@ -1,5 +1,6 @@
 import { CONSOLE_APP_SCRIPT } from './assets/consoleAppScript';
 import { CONSOLE_APPROVALS_SCRIPT } from './assets/consoleApprovalsScript';
+import { CONSOLE_CONVERSATION_SCRIPT } from './assets/consoleConversationScript';
 import { CONSOLE_DETAIL_SCRIPT } from './assets/consoleDetailScript';
 import { CONSOLE_DOM_SCRIPT } from './assets/consoleDomScript';
 import { CONSOLE_PAGE } from './assets/consolePage';
@@ -29,6 +30,7 @@ export const CONSOLE_ASSETS: ReadonlyMap<string, ConsoleAsset> = new Map([
   ['/dom.js', script(CONSOLE_DOM_SCRIPT)],
   ['/timeline.js', script(CONSOLE_TIMELINE_SCRIPT)],
   ['/approvals.js', script(CONSOLE_APPROVALS_SCRIPT)],
+  ['/conversation.js', script(CONSOLE_CONVERSATION_SCRIPT)],
   ['/detail.js', script(CONSOLE_DETAIL_SCRIPT)],
   ['/streams.js', script(CONSOLE_STREAMS_SCRIPT)],
   ['/queues.js', script(CONSOLE_QUEUES_SCRIPT)],

@@ -13,8 +13,9 @@ export {
   type ConsoleHandlerOptions,
 } from './createConsoleHandler';
 export { createStreamHandler, type StreamHandlerOptions } from './createStreamHandler';
-export type { RunDetailResponse, RunListResponse, RunOutcomeJson } from './ConsoleApi';
+export type { ConsoleStep, RunDetailResponse, RunListResponse, RunOutcomeJson } from './ConsoleApi';
 export type { ListedRun, ToolApprovalPreview } from './approvalPreview';
+export type { ConversationPart, ModelCallView, ToolCallView } from './conversationView';
 export type { CancelRequest, SignalRequest } from './consoleRequests';
 export { CONTENT_SECURITY_POLICY } from './httpResponses';
 export { DEFAULT_MAX_BODY_BYTES } from './readJsonBody';

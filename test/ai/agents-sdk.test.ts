@@ -47,6 +47,31 @@ describe('waymark/ai: an @openai/agents run as steps of a run', () => {
     expect(effects).toHaveLength(4);
   });
 
+  it('each model call stores the messages its request added, for the console', async () => {
+    await container.resolve(AgentsSdkWorkflow).answer('m1');
+    const history = await runtime.history('agents-m1', { valueChars: Infinity });
+    const added = history
+      .filter((step) => step.name.startsWith('model:'))
+      .map((step) => (JSON.parse(step.output!.json) as { newMessages: unknown }).newMessages);
+    expect(added[0]).toEqual([
+      { role: 'system', content: [{ type: 'text', text: 'Look orders up, then refund order 1.' }] },
+      { role: 'user', content: [{ type: 'text', text: expect.stringContaining('m1') as unknown }] },
+    ]);
+    expect(added[1]).toEqual([
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 'call_lookup_1',
+            toolName: 'lookupOrder',
+            output: { type: 'text', value: expect.stringContaining('shipped') as unknown },
+          },
+        ],
+      },
+    ]);
+  });
+
   it("a refund over $100 (the tool's own needsApproval) waits for approve:<callId>, then runs once", async () => {
     server.setScript(supportAgentScript({ refundAmount: 150 }));
     server.requests.length = 0;

@@ -68,6 +68,54 @@ describe('waymark/ai: an AI SDK agent loop as steps of a run', () => {
     },
   );
 
+  it.each(['generate', 'stream'] as const)(
+    'with %sText, each model call stores the messages its prompt added, for the console',
+    async (mode) => {
+      server.setScript(supportAgentScript({ lookups: 1 }));
+      await container.resolve(AiAgentWorkflow).answer(`m-${mode}`, mode);
+      const history = await runtime.history(`ticket-m-${mode}`, { valueChars: Infinity });
+      const added = history
+        .filter((step) => step.name.startsWith('model:'))
+        .map((step) => (JSON.parse(step.output!.json) as { newMessages: unknown }).newMessages);
+      expect(added).toEqual([
+        [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: `Ticket m-${mode}: where is my order, and refund order 1.` },
+            ],
+          },
+        ],
+        [
+          {
+            role: 'tool',
+            content: [
+              {
+                type: 'tool-result',
+                toolCallId: 'call_lookup_1',
+                toolName: 'lookupOrder',
+                output: { type: 'json', value: { orderId: '1', status: 'shipped', total: 40 } },
+              },
+            ],
+          },
+        ],
+        [
+          {
+            role: 'tool',
+            content: [
+              {
+                type: 'tool-result',
+                toolCallId: 'call_refund_1',
+                toolName: 'refund',
+                output: { type: 'json', value: { refundId: 'R-1', amount: 40 } },
+              },
+            ],
+          },
+        ],
+      ]);
+    },
+  );
+
   it('outside a run the wrapped model passes through', async () => {
     server.setScript(() => ({ kind: 'text', text: 'plain' }));
     const provider = createOpenAICompatible({

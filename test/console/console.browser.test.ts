@@ -288,6 +288,7 @@ describe('the web console in Chromium', () => {
       'dom.js',
       'timeline.js',
       'approvals.js',
+      'conversation.js',
       'detail.js',
       'streams.js',
       'queues.js',

@@ -13,6 +13,7 @@ export const CONSOLE_DETAIL_SCRIPT = String.raw`'use strict';
   var ENDED = ['completed', 'failed', 'cancelled'];
   var dom = window.WaymarkDom;
   var timeline = window.WaymarkTimeline;
+  var conversation = window.WaymarkConversation;
   var element = dom.element;
 
   function byId(id) {
@@ -55,25 +56,34 @@ export const CONSOLE_DETAIL_SCRIPT = String.raw`'use strict';
       return [element('dt', { text: 'arguments' }), element('dd', {}, [state.args.node])];
     }
 
-    function stepRow(step) {
+    /** A model or tool call read as a conversation; any other step's value as it is. */
+    function outputCell(step, calls) {
+      return conversation.render(step, calls) || dom.value(step.output);
+    }
+
+    function stepRow(step, calls) {
       return element('tr', { data: { seq: step.seq, status: step.status } }, [
         element('td', { text: step.seq }),
         element('td', { className: 'mono', text: step.name }),
         element('td', {}, [dom.badge(step.status)]),
         element('td', { text: step.attempts > 1 ? '\u00d7' + step.attempts + ' (' + (step.attempts - 1) + ' retried)' : '1' }),
         element('td', { text: step.durationMs === null ? '' : dom.formatMs(step.durationMs) }),
-        element('td', { className: 'output' }, [dom.value(step.output)]),
+        element('td', { className: 'output' }, [outputCell(step, calls)]),
         element('td', { className: 'error', text: step.error ? step.error.name + ': ' + step.error.message : '' }),
       ]);
     }
 
-    /** The table's rows, rebuilding only those whose step changed. */
+    /**
+     * The table's rows, rebuilding only those whose step changed (for a tool step, also the
+     * arguments found for it in the model calls loaded).
+     */
     function renderSteps(steps) {
       var kept = new Map();
+      var calls = conversation.toolCalls(steps);
       var rows = steps.map(function (step) {
-        var key = JSON.stringify(step);
+        var key = JSON.stringify(step) + toolCallKey(step, calls);
         var row = state.rows.get(step.seq);
-        if (!row || row.key !== key) row = { key: key, tr: stepRow(step) };
+        if (!row || row.key !== key) row = { key: key, tr: stepRow(step, calls) };
         kept.set(step.seq, row);
         return row.tr;
       });
@@ -83,6 +93,12 @@ export const CONSOLE_DETAIL_SCRIPT = String.raw`'use strict';
         return body.children[i] === tr;
       });
       if (!same) body.replaceChildren.apply(body, rows);
+    }
+
+    /** What a tool step's row shows from another step: the call's arguments, once loaded. */
+    function toolCallKey(step, calls) {
+      var call = conversation.toolCallOf(step, calls);
+      return call ? '\n' + call.input : '';
     }
 
     function render() {

@@ -12,6 +12,7 @@ export const CONSOLE_PAGE = `<!doctype html>
     <script defer src="dom.js"></script>
     <script defer src="timeline.js"></script>
     <script defer src="approvals.js"></script>
+    <script defer src="conversation.js"></script>
     <script defer src="detail.js"></script>
     <script defer src="streams.js"></script>
     <script defer src="queues.js"></script>

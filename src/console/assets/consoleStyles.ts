@@ -109,5 +109,22 @@ details.value pre { margin: 4px 0 0; padding: 6px 8px; background: var(--paper);
 span.escaped { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 0.92em; padding: 0 2px; margin: 0 1px; border: 1px solid var(--retrying); border-radius: 3px; background: #fff4d6; color: #8c1d18; white-space: nowrap; }
 .timeline tspan.escaped { fill: var(--failed); font-weight: 700; }
 span.value, dd.value { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12.5px; overflow-wrap: anywhere; }
+.conversation { display: grid; gap: 4px; min-width: 220px; }
+.conversation .message-turn { display: grid; grid-template-columns: max-content 1fr; gap: 2px 8px; padding: 4px 6px; border-left: 3px solid var(--line); background: var(--paper); border-radius: 0 6px 6px 0; }
+.conversation .message-turn.role-assistant { border-left-color: var(--started); }
+.conversation .message-turn.role-tool { border-left-color: var(--retrying); }
+.conversation .role { font-size: 11px; font-weight: 600; color: var(--muted); text-transform: uppercase; letter-spacing: 0.03em; }
+.conversation .parts { display: grid; gap: 2px; min-width: 0; }
+.conversation .part { white-space: pre-wrap; overflow-wrap: anywhere; }
+.conversation .part.reasoning { color: var(--muted); font-style: italic; }
+.conversation code { overflow-wrap: anywhere; }
+.conversation code.tool-name { font-weight: 600; }
+.conversation .call-meta { display: flex; flex-wrap: wrap; gap: 12px; font-size: 12px; color: var(--muted); }
+.conversation .note { font-size: 12px; }
+.conversation dl.tool-facts { display: grid; grid-template-columns: max-content 1fr; gap: 2px 10px; margin: 0; }
+.conversation dl.tool-facts dt { color: var(--muted); font-size: 12px; }
+.conversation dl.tool-facts dd { margin: 0; min-width: 0; }
+.conversation details.raw summary { cursor: pointer; font-size: 12px; color: var(--muted); }
+.conversation details.raw pre { margin: 4px 0 0; padding: 6px 8px; background: var(--paper); border: 1px solid var(--line); border-radius: 6px; white-space: pre-wrap; word-break: break-word; max-height: 240px; overflow: auto; }
 @media (max-width: 900px) { main { grid-template-columns: 1fr; } }
 `;
