@@ -11,9 +11,7 @@ type Item = Record<string, unknown>;
  */
 export function agentsNewMessages(request: ModelRequest): StoredMessage[] {
   const items: Item[] =
-    typeof request.input === 'string'
-      ? [{ role: 'user', content: request.input }]
-      : (request.input);
+    typeof request.input === 'string' ? [{ role: 'user', content: request.input }] : request.input;
   let start = 0;
   items.forEach((item, index) => {
     if (item.role === 'assistant' || item.type === 'function_call' || item.type === 'reasoning') {

@@ -168,8 +168,8 @@ describe.each(ALL_BACKENDS)('one decision per approval request on %s', (backend)
     const result = handle.result();
     const waitSeq = await openWait(handle);
     const [request] = await handle.history({ from: waitSeq - 1, limit: 1, valueChars: Infinity });
-    const digest = digestOfRequest(request.output!.json)!;
-    const other = digestOfRequest(request.output!.json.replace('150', '1500'))!;
+    const digest = digestOfRequest(request.output!.json);
+    const other = digestOfRequest(request.output!.json.replace('150', '1500'));
     await expect(
       second.signal(handle.runId, `approve:po-${r}`, { approved: true, waitSeq, digest: other }),
     ).rejects.toThrow(
