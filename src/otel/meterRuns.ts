@@ -32,7 +32,8 @@ const RUN_COUNTERS: Record<RunCounter, string> = {
  * parked and cancelled by workflow (`waymark.runs.*`), step duration (`waymark.step.duration`,
  * seconds), attempts and retries by step, how long runs were ready before a worker claimed
  * them (`waymark.queue.wait`, seconds), lease take-overs (`waymark.lease.takeovers`),
- * database retries (`waymark.store.retries`), and each queue's depth as stored
+ * database retries (`waymark.store.retries`), how late stream readers here see each batch
+ * (`waymark.stream.lag`, seconds), and each queue's depth as stored
  * (`waymark.queue.depth`, `.waiting`, `.running`) — through the meter provider the
  * application set up, so its usual exporter (Prometheus, OTLP) carries them. Needs
  * `@opentelemetry/api` (an optional peer dependency).
@@ -85,6 +86,11 @@ export function meterRuns(runtime: WaymarkRuntime, options: MeterRunsOptions = {
       'Database operations tried again after a transient failure (lost connection, lock)',
     unit: '{retry}',
   });
+  const streamLag = meter.createHistogram('waymark.stream.lag', {
+    description:
+      "How late this process's stream readers first saw each stored batch, from its write",
+    unit: 's',
+  });
   const workflowOf = (workflow: string): Attributes => ({ 'waymark.workflow': workflow });
   // As the queue gauges name it: '' is the default queue.
   const queueOf = (queue: string | null): string => queue ?? '';
@@ -130,6 +136,11 @@ export function meterRuns(runtime: WaymarkRuntime, options: MeterRunsOptions = {
       case 'store.retrying':
         storeRetries.add(1);
         break;
+      case 'stream.seen': {
+        const seen = payload as WaymarkEvents['stream.seen'];
+        streamLag.record(seen.lagMs / 1000, { 'waymark.stream': seen.stream });
+        break;
+      }
       case 'step.completed':
       case 'step.failed': {
         const { step, durationMs } = payload as { step: string; durationMs: number };

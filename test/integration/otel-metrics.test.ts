@@ -3,6 +3,7 @@ import { container as rootContainer, injectable } from 'tsyringe';
 import { Retry, Step, Workflow, Waymark, type WaymarkRuntime } from 'waymark';
 import { meterRuns } from 'waymark/otel';
 import { createTestRuntime, SimulatedCrash, type TestRuntime } from 'waymark/testing';
+import { Narrator, NarratorScript } from '../support/fixtures/Narrator';
 
 /** A reader collected on demand, as a pull exporter (Prometheus) collects. */
 class OnDemandReader extends MetricReader {
@@ -110,6 +111,35 @@ describe('meterRuns', () => {
       expect(metrics.get('waymark.queue.running')?.points).toEqual([
         { attributes: { 'waymark.queue': 'invoices' }, value: 0 },
       ]);
+    } finally {
+      metering.dispose();
+    }
+  });
+
+  it('reports how late stream readers here saw each batch written after they came', async () => {
+    const metering = meterRuns(runtime, { meter: provider.getMeter('test'), queueGauges: false });
+    try {
+      rootContainer.registerInstance(NarratorScript, new NarratorScript());
+      const handle = await runtime.start(Narrator, 'narrate', ['lag', 3], { queue: true });
+      const read = (async () => {
+        const entries: unknown[] = [];
+        for await (const entry of runtime.readStream(handle.runId, 'tokens')) entries.push(entry);
+        return entries;
+      })();
+      const worker = runtime.startWorker({ pollInterval: '10ms' });
+      await expect(handle.result()).resolves.toBe(3);
+      await expect(read).resolves.toHaveLength(3);
+      await worker.stop();
+      const metrics = byName((await reader.collect()).resourceMetrics);
+      const lag = metrics.get('waymark.stream.lag')!;
+      expect(lag.unit).toBe('s');
+      expect(lag.points).toEqual([
+        {
+          attributes: { 'waymark.stream': 'tokens' },
+          value: expect.objectContaining({ count: expect.any(Number) }),
+        },
+      ]);
+      expect((lag.points[0].value as { count: number }).count).toBeGreaterThanOrEqual(1);
     } finally {
       metering.dispose();
     }

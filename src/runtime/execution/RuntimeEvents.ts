@@ -40,6 +40,11 @@ export interface WaymarkEvents {
   };
   /** A step whose outcome was already stored: its body did not run. */
   'step.replayed': { runId: string; seq: number; step: string; status: 'completed' | 'failed' };
+  /**
+   * A stream's readers in this process first saw a stored batch of `chunks` entries, `lagMs`
+   * after it was written (the writer's clock against this process's: 0 when behind).
+   */
+  'stream.seen': { runId: string; stream: string; chunks: number; lagMs: number };
   /** A step under `limiter` got HTTP 429 with a Retry-After: every step under it waits until `until`. */
   'limiter.paused': { limiter: string; until: number; runId: string; step: string };
   /** A schedule's tick was started as run `runId` (by this process; exactly one per tick). */

@@ -105,6 +105,7 @@ export function buildOperations(s: OperationsSettings): WorkflowOperations {
       clock,
       lifecycle,
       executingHere: (runId) => s.executions.find(runId) !== undefined,
+      events,
     }),
   );
 }

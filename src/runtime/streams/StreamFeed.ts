@@ -2,6 +2,7 @@ import { RunNotFoundError } from '../../errors/RunNotFoundError';
 import type { Clock } from '../../ground/Clock';
 import { isTerminalStatus } from '../../model/RunStatus';
 import type { StreamBatchRow, StreamStore } from '../../store/StreamStore';
+import type { RuntimeEvents } from '../execution/RuntimeEvents';
 import type { StreamNotifier } from './StreamNotifier';
 
 /** What a feed uses. */
@@ -13,6 +14,8 @@ export interface StreamFeedDeps {
   readonly executingHere: (runId: string) => boolean;
   /** How often the store is read for a run executing in another process. */
   readonly pollMs: number;
+  /** Told when readers here first see a batch (`stream.seen`: how late they saw it). */
+  readonly events: RuntimeEvents;
 }
 
 /** The most batches one read of a stream returns. */
@@ -50,12 +53,15 @@ export class StreamFeed {
   private latest: { from: number; batches: StreamBatchRow[] } | undefined;
   private readonly stop = new AbortController();
   private resolveOpened!: (failure?: Error) => void;
+  /** When the first reader came: batches written before are history, not news. */
+  private readonly openedAt: number;
 
   constructor(
     readonly runId: string,
     readonly name: string,
     private readonly deps: StreamFeedDeps,
   ) {
+    this.openedAt = deps.clock.now();
     this.opened = new Promise<void>((resolve, reject) => {
       this.resolveOpened = (failure) => (failure === undefined ? resolve() : reject(failure));
     });
@@ -150,6 +156,8 @@ export class StreamFeed {
       if (end > this.end) {
         this.end = end;
         grew = true;
+        // Written since the first reader came: news, whose delay is the stream's lag.
+        if (batch.createdAt >= this.openedAt) this.seen(batch);
       }
       if (batch.closed && !this.closed) {
         this.closed = true;
@@ -158,6 +166,12 @@ export class StreamFeed {
     }
     if (grew) this.changed();
     return grew;
+  }
+
+  private seen(batch: StreamBatchRow): void {
+    const lagMs = Math.max(0, this.deps.clock.now() - batch.createdAt);
+    const [runId, stream, chunks] = [this.runId, this.name, batch.count];
+    this.deps.events.emit('stream.seen', { runId, stream, chunks, lagMs });
   }
 
   private fail(error: unknown): void {

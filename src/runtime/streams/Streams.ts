@@ -6,6 +6,7 @@ import { assertRunId, assertText } from '../../model/identifiers';
 import type { StreamStore } from '../../store/StreamStore';
 import type { StreamSummary } from '../../model/StreamSummary';
 import type { RunState } from '../execution/RunState';
+import type { RuntimeEvents } from '../execution/RuntimeEvents';
 import { readStreamEntries } from './readStreamEntries';
 import { StreamBuffer, type StreamAuthor } from './StreamBuffer';
 import { StreamFeeds } from './StreamFeeds';
@@ -23,6 +24,8 @@ export interface StreamsDeps {
   readonly clock: Clock;
   readonly lifecycle: Lifecycle;
   readonly executingHere: (runId: string) => boolean;
+  /** Where readers' first sight of each batch is told (`stream.seen`). */
+  readonly events: RuntimeEvents;
   /** How often a reader reads the store for a run executing in another process. Default 25. */
   readonly pollMs?: number;
 }
@@ -37,13 +40,14 @@ export class Streams {
   private readonly feeds: StreamFeeds;
 
   constructor(private readonly deps: StreamsDeps) {
-    const { store, clock, executingHere } = deps;
+    const { store, clock, executingHere, events } = deps;
     const notifier = this.notifier;
     this.feeds = new StreamFeeds({
       store,
       clock,
       notifier,
       executingHere,
+      events,
       pollMs: deps.pollMs ?? 25,
     });
     deps.lifecycle.onClosed(() => {

@@ -1,4 +1,6 @@
-import { realClock } from '../../../../src/ground/Clock';
+import { realClock, type Clock } from '../../../../src/ground/Clock';
+import { quietConsoleLogger } from '../../../../src/ground/Logger';
+import { RuntimeEvents, type WaymarkEvents } from '../../../../src/runtime/execution/RuntimeEvents';
 import { StreamFeeds } from '../../../../src/runtime/streams/StreamFeeds';
 import { StreamNotifier } from '../../../../src/runtime/streams/StreamNotifier';
 import type { StreamBatchRow, StreamStore } from '../../../../src/store/StreamStore';
@@ -36,12 +38,17 @@ function storeOfOneBatch(): { store: StreamStore; calls: string[] } {
 }
 
 describe('StreamFeeds', () => {
-  const deps = (store: StreamStore) => ({
+  const deps = (
+    store: StreamStore,
+    clock: Clock = realClock,
+    events = new RuntimeEvents(quietConsoleLogger),
+  ) => ({
     store,
-    clock: realClock,
+    clock,
     notifier: new StreamNotifier(),
     executingHere: () => false,
     pollMs: 60_000,
+    events,
   });
 
   it('readers of one stream share one feed, and readers at one offset share one read', async () => {
@@ -74,5 +81,27 @@ describe('StreamFeeds', () => {
     const b = feeds.join('r', 'llm');
     expect(b.feed).not.toBe(a.feed);
     b.release();
+  });
+
+  it('tells how late readers here first saw each new batch, and not of batches stored before they came', async () => {
+    const { store } = storeOfOneBatch();
+    const later: StreamBatchRow = { ...batch, firstOffset: 2, count: 3, createdAt: 10_250 };
+    const reads = store.read.bind(store);
+    store.read = (run, stream, from, limit) =>
+      from === 2 ? Promise.resolve([later]) : reads(run, stream, from, limit);
+    const events = new RuntimeEvents(quietConsoleLogger);
+    const seen: Array<WaymarkEvents['stream.seen']> = [];
+    events.on('stream.seen', (event) => seen.push(event));
+    let now = 10_000; // when the reader came; the first batch (written at 0) is history
+    const clock: Clock = { now: () => now, sleep: (ms, signal) => realClock.sleep(ms, signal) };
+    const feeds = new StreamFeeds(deps(store, clock, events));
+    const reader = feeds.join('r', 'llm');
+    await reader.feed.opened;
+    expect(reader.feed.end).toBe(2);
+    now = 11_000;
+    await reader.feed.page(2);
+    expect(reader.feed.end).toBe(5);
+    expect(seen).toEqual([{ runId: 'r', stream: 'llm', chunks: 3, lagMs: 750 }]);
+    reader.release();
   });
 });
