@@ -171,6 +171,8 @@ export {
   isRunFinishedError,
   RunNotFoundError,
   isRunNotFoundError,
+  RunSuspended,
+  isRunSuspended,
   RuntimeClosedError,
   isRuntimeClosedError,
   SerializationError,

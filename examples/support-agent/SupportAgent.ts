@@ -1,6 +1,6 @@
 import { streamText, stepCountIs, tool, type LanguageModel } from 'ai';
 import { inject, injectable } from 'tsyringe';
-import { isWaymarkError, Workflow, WorkflowContext } from 'waymark';
+import { isRunSuspended, Workflow, WorkflowContext } from 'waymark';
 import { durableModel, durableTools } from 'waymark/ai';
 import { z } from 'zod';
 import { Payments } from './Payments';
@@ -40,7 +40,7 @@ export class SupportAgent {
       maxRetries: 0, // waymark retries model calls, with attempts that survive a crash
       // A run released to wait for an approval unwinds through the stream: not an error.
       onError: ({ error }) => {
-        if (!isWaymarkError(error, 'RUN_SUSPENDED')) console.error(error);
+        if (!isRunSuspended(error)) console.error(error);
       },
     });
     let answer = '';

@@ -15,6 +15,7 @@ export * from './SerializationError';
 export * from './SimulatedCrash';
 export * from './StepTimeoutError';
 export * from './StoreUnavailableError';
+export * from './RunSuspended';
 export * from './WorkflowNotRegisteredError';
 export * from './RetriesExhaustedError';
 export * from './RunCancelledError';

@@ -1,4 +1,4 @@
-import { RunSuspended } from './RunSuspended';
+import { RunSuspended } from '../../errors/RunSuspended';
 
 /**
  * Why a run stops executing here before its workflow returns, decided where it happens and

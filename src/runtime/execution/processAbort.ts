@@ -4,7 +4,7 @@ import { isSimulatedCrash } from '../../errors/SimulatedCrash';
 import { isStoreUnavailableError } from '../../errors/StoreUnavailableError';
 import { isTransactionPoolerError } from '../../errors/TransactionPoolerError';
 import { isMissingModule } from './missingModule';
-import { isRunSuspended } from './RunSuspended';
+import { isRunSuspended } from '../../errors/RunSuspended';
 
 /**
  * Errors that stop this process's work on a run without being the run's outcome: nothing

@@ -1,5 +1,5 @@
-import { brand, hasBrand } from '../../errors/brand';
-import { WaymarkError } from '../../errors/WaymarkError';
+import { brand, hasBrand } from './brand';
+import { WaymarkError } from './WaymarkError';
 
 /**
  * Unwinds a workflow whose run was released to `waiting` (a long backoff, a timer or a
