@@ -13,6 +13,8 @@ import { SerializationError } from '../errors/SerializationError';
 import { SimulatedCrash } from '../errors/SimulatedCrash';
 import { StepTimeoutError } from '../errors/StepTimeoutError';
 import { StoreUnavailableError } from '../errors/StoreUnavailableError';
+import { AlreadyDecidedError } from '../errors/AlreadyDecidedError';
+import { RunSuspended } from '../errors/RunSuspended';
 import { WaymarkError } from '../errors/WaymarkError';
 import { WorkflowNotRegisteredError } from '../errors/WorkflowNotRegisteredError';
 import { InvalidRunStateError } from '../errors/InvalidRunStateError';
@@ -61,4 +63,6 @@ registerErrorClasses(
   NoWritableHostError,
   StreamClosedError,
   TransactionPoolerError,
+  AlreadyDecidedError,
+  RunSuspended,
 );

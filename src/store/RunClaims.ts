@@ -76,22 +76,24 @@ export class RunClaims {
   }
 
   /**
-   * One statement: pick, claim and read back (SQLite >= 3.35 and PostgreSQL have RETURNING).
-   * The picked rows' prior state comes from the CTE, read before the update (PostgreSQL: one
-   * snapshot for the whole statement; SQLite: materialized first).
+   * One statement: pick, claim and read back (SQLite >= 3.35 and PostgreSQL have RETURNING),
+   * with the picked rows' state before the update. PostgreSQL: an UPDATE … FROM the locked
+   * pick (one snapshot for the whole statement). SQLite, whose RETURNING cannot name another
+   * table: the pick as a materialized CTE, read before any row changes.
    */
   private async claimPicked(p: Picking): Promise<ClaimedRun[]> {
-    const lock = this.db.dialect === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : '';
+    const postgres = this.db.dialect === 'postgres';
     const prior = (column: string): string =>
       `(SELECT p.${column} FROM picked p WHERE p.id = waymark_runs.id) AS ${column}`;
-    const sql =
-      `WITH picked AS MATERIALIZED (${p.select}${lock}) ` +
-      `UPDATE waymark_runs SET ${p.claimSet} WHERE id IN (SELECT id FROM picked) ` +
-      `RETURNING *, ${prior('prior_status')}, ${prior('prior_since')}`;
-    const { records, raw } = await this.db.exec('claim runs', this.db.sql(sql), [
-      ...p.dueParams,
-      ...p.set,
-    ]);
+    const sql = postgres
+      ? `UPDATE waymark_runs SET ${p.claimSet} FROM (${p.select} FOR UPDATE SKIP LOCKED) picked ` +
+        'WHERE waymark_runs.id = picked.id ' +
+        'RETURNING waymark_runs.*, picked.prior_status, picked.prior_since'
+      : `WITH picked AS MATERIALIZED (${p.select}) ` +
+        `UPDATE waymark_runs SET ${p.claimSet} WHERE id IN (SELECT id FROM picked) ` +
+        `RETURNING *, ${prior('prior_status')}, ${prior('prior_since')}`;
+    const params = postgres ? [...p.set, ...p.dueParams] : [...p.dueParams, ...p.set];
+    const { records, raw } = await this.db.exec('claim runs', this.db.sql(sql), params);
     const rows = (records.length > 0 ? records : Array.isArray(raw) ? raw : []) as Array<
       Record<string, unknown>
     >;
