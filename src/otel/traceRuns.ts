@@ -2,7 +2,10 @@ import { createHash } from 'node:crypto';
 import type { Attributes, Link, Span, SpanContext, Tracer } from '@opentelemetry/api';
 import type { Disposable } from '../ground/Disposable';
 import { loadOptionalPeer } from '../ground/optionalPeer';
+import type { WaymarkEvents } from '../runtime';
 import type { WaymarkRuntime } from '../runtime/WaymarkRuntime';
+import { aiStepKind } from '../ai/stepKinds';
+import { recordGenAiSpan } from './genAiSpans';
 import { attemptKey, openSpans } from './openSpans';
 import type { OpenTelemetryApi } from './OpenTelemetryApi';
 import { endSpan } from './spanEnd';
@@ -20,8 +23,11 @@ export interface TraceRunsOptions {
  * (`waymark.step <step>`), with run id, workflow, seq, attempt and outcome as attributes. Every execution of
  * a run — the first, and each resume in any process, days later — belongs to one trace whose
  * id is derived from the run id, and a resumed execution links to the run's root, so a
- * tracing UI shows the whole life of a run together. Needs `@opentelemetry/api` (an optional
- * peer dependency).
+ * tracing UI shows the whole life of a run together. Model and tool calls of `waymark/ai` get
+ * the spans of OpenTelemetry's GenAI conventions (`chat <model>`, `execute_tool <tool>`, with
+ * `gen_ai.*` attributes) under their step's span, once, when the call is made: a call
+ * replayed on resume makes no span, only a `waymark.replayed` event on the run's span. Needs
+ * `@opentelemetry/api` (an optional peer dependency).
  *
  * @example
  * ```ts
@@ -110,6 +116,27 @@ export function traceRuns(runtime: WaymarkRuntime, options: TraceRunsOptions = {
       case 'step.failed': {
         const { runId, seq, error } = payload as { runId: string; seq: number; error: unknown };
         finishAttempt(runId, seq, event === 'step.retrying' ? 'retrying' : 'failed', error);
+        break;
+      }
+      case 'ai.call': {
+        const report = payload as WaymarkEvents['ai.call'];
+        const attemptSpan = openSpans.get(attemptKey(report.runId, report.seq));
+        const active = otel.context.active();
+        const parent = attemptSpan ? otel.trace.setSpan(active, attemptSpan) : active;
+        recordGenAiSpan(otel, tracer, report, parent);
+        break;
+      }
+      case 'step.replayed': {
+        // A recorded model or tool call makes no second span: the run's span marks it instead.
+        const { runId, seq, step } = payload as WaymarkEvents['step.replayed'];
+        const kind = aiStepKind(step);
+        if (kind === undefined) break;
+        runs.get(runId)?.addEvent('waymark.replayed', {
+          'gen_ai.operation.name': kind === 'model-call' ? 'chat' : 'execute_tool',
+          'waymark.step': step,
+          'waymark.seq': seq,
+          'waymark.replayed': true,
+        });
         break;
       }
       default:

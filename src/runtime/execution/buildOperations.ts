@@ -106,5 +106,6 @@ export function buildOperations(s: OperationsSettings): WorkflowOperations {
       lifecycle,
       executingHere: (runId) => s.executions.find(runId) !== undefined,
     }),
+    events,
   );
 }
