@@ -44,6 +44,8 @@ function genAiAttributes(call: AiCall): Attributes {
   const attributes: Attributes = {
     'gen_ai.operation.name': 'chat',
     'gen_ai.provider.name': call.provider,
+    // The name before semconv 1.37, which some backends still read.
+    'gen_ai.system': call.provider,
     'gen_ai.request.model': call.requestModel,
   };
   if (call.responseModel !== undefined) attributes['gen_ai.response.model'] = call.responseModel;

@@ -143,6 +143,7 @@ describe('waymark/otel: GenAI spans of waymark/ai calls', () => {
       expect(first.attributes).toMatchObject({
         'gen_ai.operation.name': 'chat',
         'gen_ai.provider.name': 'fake.chat',
+        'gen_ai.system': 'fake.chat',
         'gen_ai.request.model': 'fake-gpt',
         'gen_ai.response.model': 'fake-gpt-2026-01',
         'gen_ai.usage.input_tokens': 12,
