@@ -13,6 +13,9 @@ import { durableModel, durableTools } from 'waymark/ai';
 import { traceRuns } from 'waymark/otel';
 import { createTestRuntime, SimulatedCrash, type TestRuntime } from 'waymark/testing';
 import { z } from 'zod';
+import { FakeOpenAiServer, supportAgentScript } from '../support/fakeOpenAi';
+import { AI_AGENT_ENV } from '../ai/support/AiAgentWorkflow';
+import { AgentsSdkWorkflow } from '../ai/support/AgentsSdkWorkflow';
 
 const usage = (input: number, output: number) => ({
   inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: 0 },
@@ -214,5 +217,32 @@ describe('waymark/otel: GenAI spans of waymark/ai calls', () => {
         },
       ],
     ]);
+  });
+  it('an @openai/agents run gets a chat span per model call and an execute_tool span per tool call', async () => {
+    const server = await FakeOpenAiServer.start(supportAgentScript({ lookups: 1 }));
+    const scope = container.createChildContainer();
+    scope.register(AI_AGENT_ENV, { useValue: { baseURL: server.baseURL, effect: () => {} } });
+    const tracing = traceRuns(runtime, { tracer });
+    try {
+      await scope.resolve(AgentsSdkWorkflow).answer('g1');
+    } finally {
+      tracing.dispose();
+      await server.close();
+    }
+    const spans = genAi();
+    expect(spans.map((s) => s.name)).toEqual([
+      'chat fake-gpt',
+      'execute_tool lookupOrder',
+      'chat fake-gpt',
+      'execute_tool refund',
+      'chat fake-gpt',
+    ]);
+    expect(spans[0].attributes).toMatchObject({
+      'gen_ai.provider.name': 'openai',
+      'gen_ai.request.model': 'fake-gpt',
+      'gen_ai.usage.input_tokens': 10,
+      'gen_ai.usage.output_tokens': 5,
+    });
+    expect(spans[1].attributes['gen_ai.tool.call.id']).toBe('call_lookup_1');
   });
 });
