@@ -83,6 +83,7 @@ const model = new MockLanguageModelV3({
 });
 
 let lookups = 0;
+let lookupFailures = 0;
 
 @injectable()
 class OrderAgent {
@@ -90,12 +91,19 @@ class OrderAgent {
   async answer(ticket: string, mode: 'generate' | 'stream'): Promise<string> {
     const settings = {
       model: durableModel(model, { stream: false }),
-      tools: durableTools({
-        lookupOrder: tool({
-          inputSchema: z.object({ orderId: z.string() }),
-          execute: async ({ orderId }) => ({ orderId, status: `shipped (${++lookups})` }),
-        }),
-      }),
+      tools: durableTools(
+        {
+          lookupOrder: tool({
+            inputSchema: z.object({ orderId: z.string() }),
+            execute: async ({ orderId }) => {
+              if (lookupFailures-- > 0)
+                throw Object.assign(new RangeError('orders unavailable'), { status: 503 });
+              return { orderId, status: `shipped (${++lookups})` };
+            },
+          }),
+        },
+        { lookupOrder: { retry: { maxAttempts: 2, backoff: { fixed: 1 } } } },
+      ),
       stopWhen: stepCountIs(4),
       maxRetries: 0,
       prompt: `Ticket ${ticket}: where is order 7?`,
@@ -117,6 +125,7 @@ describe('waymark/otel: GenAI spans of waymark/ai calls', () => {
     exporter.reset();
     turn = 0;
     lookups = 0;
+    lookupFailures = 0;
     runtime = await createTestRuntime();
   });
   afterEach(async () => {
@@ -218,6 +227,23 @@ describe('waymark/otel: GenAI spans of waymark/ai calls', () => {
       ],
     ]);
   });
+  it('a tool call whose first attempt failed has a span per attempt, the first with its error', async () => {
+    lookupFailures = 1;
+    const tracing = traceRuns(runtime, { tracer });
+    try {
+      await container.resolve(OrderAgent).answer('c', 'generate');
+    } finally {
+      tracing.dispose();
+    }
+    const tools = genAi().filter((s) => s.name === 'execute_tool lookupOrder');
+    expect(tools.map((s) => [s.attributes['waymark.attempt'], s.status.code])).toEqual([
+      [1, 2], // ERROR
+      [2, 1], // OK
+    ]);
+    expect(tools[0].attributes['error.type']).toBe('RangeError');
+    expect(tools[0].events.map((e) => e.name)).toEqual(['exception']);
+  });
+
   it('an @openai/agents run gets a chat span per model call and an execute_tool span per tool call', async () => {
     const server = await FakeOpenAiServer.start(supportAgentScript({ lookups: 1 }));
     const scope = container.createChildContainer();
