@@ -16,6 +16,7 @@ import { z } from 'zod';
 import { FakeOpenAiServer, supportAgentScript } from '../support/fakeOpenAi';
 import { AI_AGENT_ENV } from '../ai/support/AiAgentWorkflow';
 import { AgentsSdkWorkflow } from '../ai/support/AgentsSdkWorkflow';
+import { ALL_BACKENDS, createTestDatabase, type TestDatabase } from '../support/databases';
 
 const usage = (input: number, output: number) => ({
   inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: 0 },
@@ -113,26 +114,31 @@ class OrderAgent {
   }
 }
 
-describe('waymark/otel: GenAI spans of waymark/ai calls', () => {
+describe.each(ALL_BACKENDS)('waymark/otel: GenAI spans of waymark/ai calls on %s', (backend) => {
   const exporter = new InMemorySpanExporter();
   const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
   const tracer = provider.getTracer('test');
   const genAi = (): ReadableSpan[] =>
     exporter.getFinishedSpans().filter((s) => 'gen_ai.operation.name' in s.attributes);
 
+  let db: TestDatabase;
   let runtime: TestRuntime;
+  beforeAll(async () => {
+    db = await createTestDatabase(backend);
+  });
   beforeEach(async () => {
     exporter.reset();
     turn = 0;
     lookups = 0;
     lookupFailures = 0;
-    runtime = await createTestRuntime();
+    runtime = await createTestRuntime({ database: db.url });
   });
   afterEach(async () => {
     await runtime.close();
   });
   afterAll(async () => {
     await provider.shutdown();
+    await db.drop();
   });
 
   it.each(['generate', 'stream'] as const)(
