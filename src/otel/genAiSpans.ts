@@ -1,4 +1,4 @@
-import type { Attributes, Context, Tracer } from '@opentelemetry/api';
+import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api';
 import type { AiCall } from '../model/AiCall';
 import type { WaymarkEvents } from '../runtime';
 import type { OpenTelemetryApi } from './OpenTelemetryApi';
@@ -30,6 +30,16 @@ export function recordGenAiSpan(
   );
   if (call.error !== undefined) span.setAttribute('error.type', errorType(call.error));
   endSpan(otel, span, call.error === undefined ? 'completed' : 'failed', call.error, call.endTime);
+}
+
+/**
+ * Makes a run execution's span the `invoke_agent` span of the conventions (named
+ * `invoke_agent <workflow>`, `gen_ai.agent.name` the workflow): the parent, through the step
+ * spans, of the `chat` and `execute_tool` spans of its calls. Its `waymark.*` attributes stay.
+ */
+export function markAgentRun(span: Span, workflow: string): void {
+  span.updateName(`invoke_agent ${workflow}`);
+  span.setAttributes({ 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': workflow });
 }
 
 /** The `gen_ai.*` attributes of a call; absent facts (no usage reported) are left out. */

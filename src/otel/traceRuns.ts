@@ -5,7 +5,7 @@ import { loadOptionalPeer } from '../ground/optionalPeer';
 import type { WaymarkEvents } from '../runtime';
 import type { WaymarkRuntime } from '../runtime/WaymarkRuntime';
 import { aiStepKind } from '../ai/stepKinds';
-import { recordGenAiSpan } from './genAiSpans';
+import { markAgentRun, recordGenAiSpan } from './genAiSpans';
 import { attemptKey, openSpans } from './openSpans';
 import type { OpenTelemetryApi } from './OpenTelemetryApi';
 import { endSpan } from './spanEnd';
@@ -26,7 +26,8 @@ export interface TraceRunsOptions {
  * tracing UI shows the whole life of a run together. Model and tool calls of `waymark/ai` get
  * the spans of OpenTelemetry's GenAI conventions (`chat <model>`, `execute_tool <tool>`, with
  * `gen_ai.*` attributes) under their step's span, once, when the call is made: a call
- * replayed on resume makes no span, only a `waymark.replayed` event on the run's span. Needs
+ * replayed on resume makes no span, only a `waymark.replayed` event on the run's span. The
+ * span of an execution with such calls is renamed `invoke_agent <workflow>`. Needs
  * `@opentelemetry/api` (an optional peer dependency).
  *
  * @example
@@ -39,11 +40,19 @@ export function traceRuns(runtime: WaymarkRuntime, options: TraceRunsOptions = {
   const otel = loadOptionalPeer<OpenTelemetryApi>('traceRuns()', '@opentelemetry/api');
   const tracer = options.tracer ?? otel.trace.getTracer('waymark');
   const runs = new Map<string, Span>();
+  const workflows = new Map<string, string>();
+  // An execution that makes or replays a model or tool call is an agent's invocation.
+  const markAgent = (runId: string): void => {
+    const span = runs.get(runId);
+    const workflow = workflows.get(runId);
+    if (span && workflow !== undefined) markAgentRun(span, workflow);
+  };
   const attempts = new Map<string, Span>();
   const finishRun = (runId: string, outcome: string, error?: unknown): void => {
     const span = runs.get(runId);
     if (span) endSpan(otel, span, outcome, error);
     runs.delete(runId);
+    workflows.delete(runId);
   };
   const finishAttempt = (runId: string, seq: number, outcome: string, error?: unknown): void => {
     const key = attemptKey(runId, seq);
@@ -71,6 +80,7 @@ export function traceRuns(runtime: WaymarkRuntime, options: TraceRunsOptions = {
         };
         const parent = otel.trace.setSpanContext(otel.context.active(), root);
         runs.set(runId, tracer.startSpan(`waymark.run ${workflow}`, { attributes, links }, parent));
+        workflows.set(runId, workflow);
         break;
       }
       case 'run.completed':
@@ -124,6 +134,7 @@ export function traceRuns(runtime: WaymarkRuntime, options: TraceRunsOptions = {
         const active = otel.context.active();
         const parent = attemptSpan ? otel.trace.setSpan(active, attemptSpan) : active;
         recordGenAiSpan(otel, tracer, report, parent);
+        markAgent(report.runId);
         break;
       }
       case 'step.replayed': {
@@ -131,6 +142,7 @@ export function traceRuns(runtime: WaymarkRuntime, options: TraceRunsOptions = {
         const { runId, seq, step } = payload as WaymarkEvents['step.replayed'];
         const kind = aiStepKind(step);
         if (kind === undefined) break;
+        markAgent(runId);
         runs.get(runId)?.addEvent('waymark.replayed', {
           'gen_ai.operation.name': kind === 'model-call' ? 'chat' : 'execute_tool',
           'waymark.step': step,

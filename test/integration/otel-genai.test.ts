@@ -119,7 +119,10 @@ describe.each(ALL_BACKENDS)('waymark/otel: GenAI spans of waymark/ai calls on %s
   const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
   const tracer = provider.getTracer('test');
   const genAi = (): ReadableSpan[] =>
-    exporter.getFinishedSpans().filter((s) => 'gen_ai.operation.name' in s.attributes);
+    exporter.getFinishedSpans().filter((s) => {
+      const operation = s.attributes['gen_ai.operation.name'];
+      return operation === 'chat' || operation === 'execute_tool';
+    });
 
   let db: TestDatabase;
   let runtime: TestRuntime;
@@ -184,11 +187,20 @@ describe.each(ALL_BACKENDS)('waymark/otel: GenAI spans of waymark/ai calls on %s
         'waymark.step': 'tool:lookupOrder',
         'waymark.seq': 1,
       });
-      // Each call's span is a child of its step attempt's span.
-      const steps = exporter.getFinishedSpans().filter((s) => s.name.startsWith('waymark.step'));
+      // Each call's span is a child of its step attempt's span, a child of the run's span,
+      // which is the agent's invocation.
+      const finished = exporter.getFinishedSpans();
+      const run = finished.find((s) => s.name === 'invoke_agent order-agent');
+      expect(run?.attributes).toMatchObject({
+        'gen_ai.operation.name': 'invoke_agent',
+        'gen_ai.agent.name': 'order-agent',
+        'waymark.run_id': `order-a-${mode}`,
+      });
+      const steps = finished.filter((s) => s.name.startsWith('waymark.step'));
       for (const span of spans) {
         const parent = steps.find((s) => s.spanContext().spanId === span.parentSpanContext?.spanId);
         expect(parent?.attributes['waymark.seq']).toBe(span.attributes['waymark.seq']);
+        expect(parent?.parentSpanContext?.spanId).toBe(run?.spanContext().spanId);
       }
     },
   );
@@ -220,7 +232,7 @@ describe.each(ALL_BACKENDS)('waymark/otel: GenAI spans of waymark/ai calls on %s
     // The resumed execution's run span marks the replayed call instead.
     const resumed = exporter
       .getFinishedSpans()
-      .find((s) => s.name === 'waymark.run order-agent' && s.attributes['waymark.resumed']);
+      .find((s) => s.name === 'invoke_agent order-agent' && s.attributes['waymark.resumed']);
     expect(resumed?.events.map((e) => [e.name, e.attributes])).toEqual([
       [
         'waymark.replayed',

@@ -10,7 +10,7 @@ const PAGE = 'operate/observability.md';
 describe(`docs/${PAGE}: GenAI spans`, () => {
   const folder = scriptFolder('docs-genai-traces');
 
-  it('runs as written: two chat spans and one execute_tool span, with their gen_ai attributes', () => {
+  it('runs as written: two chat spans and one execute_tool span in an invoke_agent span, with their gen_ai attributes', () => {
     const database = `sqlite:${join(folder(), 'waymark.db')}`;
     const [example] = docBlocks(PAGE, 'ts').filter((block) => block.code.includes('durableModel'));
     const block = example.code.replace("'sqlite:./waymark.db'", JSON.stringify(database));
@@ -34,11 +34,14 @@ describe(`docs/${PAGE}: GenAI spans`, () => {
       timeout: 30_000,
     });
     expect(output).toMatch(/^Order 7 has shipped\.\n/);
-    const spans = output.split('\n').filter((line) => /^(chat|execute_tool) /.test(line));
+    const spans = output
+      .split('\n')
+      .filter((line) => /^(chat|execute_tool|invoke_agent) /.test(line));
     expect(spans).toEqual([
       expect.stringMatching(/^chat gpt-4o-mini /),
       expect.stringMatching(/^execute_tool lookupOrder /),
       expect.stringMatching(/^chat gpt-4o-mini /),
+      expect.stringMatching(/^invoke_agent support /),
     ]);
     expect(output).toContain("'gen_ai.provider.name': 'openai.chat'");
     expect(output).toContain("'gen_ai.usage.input_tokens': 52");
