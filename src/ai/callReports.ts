@@ -22,6 +22,7 @@ export async function reportedChat<T>(
     provider: model.provider,
     requestModel: model.modelId,
   } as const;
+  // Wall-clock time, not the runtime's clock (a test's may be frozen): spans sit beside others.
   const startTime = Date.now();
   try {
     const result = await call();
