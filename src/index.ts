@@ -90,6 +90,10 @@ export {
   type TerminalStatus,
   type Constructor,
   type ErrorClass,
+  type AiCall,
+  type AiCallTiming,
+  type AiChatCall,
+  type AiToolCall,
 } from './model';
 export { dataSourceOptionsFromUrl, type PendingSignal } from './store';
 

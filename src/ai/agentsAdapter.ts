@@ -8,6 +8,7 @@ import type {
 import { loadOptionalPeer } from '../ground/optionalPeer';
 import type { RetryOptions } from '../policies/RetryPolicy';
 import { inWorkflowCode, runInlineStep } from '../runtime/inlineStep';
+import { reportedChat } from './callReports';
 import { limiterOption } from './limiterOption';
 import { MODEL_STEP_PREFIX } from './stepKinds';
 import { agentsNewMessages } from './agentsNewMessages';
@@ -24,6 +25,11 @@ export interface DurableModelProviderOptions {
    * `Retry-After` pauses every call under it until then.
    */
   limiter?: string;
+  /**
+   * The provider its model calls are made to, as the `gen_ai.provider.name` of their `chat`
+   * spans (`waymark/otel`); default `'openai'`.
+   */
+  providerName?: string;
 }
 
 /** The response as stored: usage as plain data, and the messages the request added. */
@@ -59,13 +65,17 @@ export function durableModelProvider(
   return {
     async getModel(modelName?: string): Promise<Model> {
       const inner = await provider.getModel(modelName);
-      const spec = { name: `${MODEL_STEP_PREFIX}${modelName ?? 'default'}`, retry, limiter };
+      const modelId = modelName ?? 'default';
+      const spec = { name: `${MODEL_STEP_PREFIX}${modelId}`, retry, limiter };
+      const reported = { provider: options.providerName ?? 'openai', modelId };
       return {
         async getResponse(request: ModelRequest): Promise<ModelResponse> {
           if (!inWorkflowCode()) return inner.getResponse(request);
-          const stored = await runInlineStep(spec, async () =>
-            toStored(await inner.getResponse(request), agentsNewMessages(request)),
-          );
+          const stored = await runInlineStep(spec, async () => {
+            const call = () => inner.getResponse(request);
+            const response = await reportedChat(reported, call, responseOutcome);
+            return toStored(response, agentsNewMessages(request));
+          });
           const response: StoredResponse = { ...stored };
           delete response.newMessages; // kept for people (the console), not for the SDK
           return {
@@ -78,16 +88,36 @@ export function durableModelProvider(
             yield* inner.getStreamedResponse(request);
             return;
           }
-          const events = await runInlineStep(spec, async () => {
-            const all: StreamEvent[] = [];
-            for await (const event of inner.getStreamedResponse(request)) all.push(event);
-            return all;
-          });
+          const events = await runInlineStep(spec, () =>
+            reportedChat(
+              reported,
+              async () => {
+                const all: StreamEvent[] = [];
+                for await (const event of inner.getStreamedResponse(request)) all.push(event);
+                return all;
+              },
+              streamedOutcome,
+            ),
+          );
           yield* events;
         },
       };
     },
   };
+}
+
+/** What a response tells of its call, for its `chat` span: the tokens it used. */
+function responseOutcome(response: ModelResponse) {
+  const { inputTokens, outputTokens } = response.usage;
+  return { inputTokens, outputTokens, finishReasons: [] };
+}
+
+/** What a streamed response tells of its call: the usage of its `response_done` event. */
+function streamedOutcome(events: readonly StreamEvent[]) {
+  const done = events.find((event) => event.type === 'response_done');
+  if (done?.type !== 'response_done') return { finishReasons: [] };
+  const { inputTokens, outputTokens } = done.response.usage;
+  return { inputTokens, outputTokens, finishReasons: [] };
 }
 
 /** The response with its `Usage` instance as plain data (it has methods), and the new messages. */

@@ -8,6 +8,7 @@ import type {
 import { InvalidArgumentError } from '../errors/InvalidArgumentError';
 import { parseDuration, type Duration } from '../ground/Duration';
 import { inWorkflowCode, runInlineStep } from '../runtime/inlineStep';
+import { reportedTool } from './callReports';
 import { limiterOption } from './limiterOption';
 import { TOOL_STEP_PREFIX } from './stepKinds';
 import { isToolApprovalDeniedError } from './ToolApprovalDeniedError';
@@ -100,7 +101,7 @@ function durableFunctionTool<C, P extends ToolInputParameters, R>(
       const step = () =>
         runInlineStep(
           { name: `${TOOL_STEP_PREFIX}${tool.name}`, key: `tool:${callId}`, limiter },
-          () => invoke(runContext, input, details),
+          () => reportedTool(tool.name, callId, () => invoke(runContext, input, details)),
         );
       if (!(await needsApproval(runContext, args, callId))) return step();
       return inApprovalTurn(async () => {

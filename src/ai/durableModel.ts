@@ -4,6 +4,7 @@ import { loadOptionalPeer } from '../ground/optionalPeer';
 import type { RetryOptions } from '../policies/RetryPolicy';
 import { inWorkflowCode, runInlineStep } from '../runtime/inlineStep';
 import { WorkflowContext } from '../runtime/WorkflowContext';
+import { generateOutcome, reportedChat, streamOutcome } from './callReports';
 import { limiterOption } from './limiterOption';
 import { modelRetryPolicy } from './modelErrors';
 import type { LanguageModelMiddleware } from 'ai';
@@ -63,22 +64,24 @@ export function durableMiddleware(options: DurableModelOptions = {}): LanguageMo
     specificationVersion: 'v3',
     wrapGenerate: async ({ doGenerate, params, model }) => {
       if (!inWorkflowCode()) return doGenerate();
-      const recorded = await runInlineStep(spec(model), async () =>
-        recordGenerate(
-          await model.doGenerate({ ...params, abortSignal: stepSignal(params) }),
-          newMessages(params.prompt),
-        ),
-      );
+      const recorded = await runInlineStep(spec(model), async () => {
+        const generate = () => model.doGenerate({ ...params, abortSignal: stepSignal(params) });
+        const result = await reportedChat(model, generate, generateOutcome);
+        return recordGenerate(result, newMessages(params.prompt));
+      });
       return replayGenerate(recorded);
     },
     wrapStream: async ({ doStream, params, model }) => {
       if (!inWorkflowCode()) return doStream();
       const recorded = await runInlineStep(spec(model), async () => {
         const out = streamName === false ? undefined : context.stream<string>(streamName);
-        const result = await model.doStream({ ...params, abortSignal: stepSignal(params) });
-        return recordStream(result, newMessages(params.prompt), (part) => {
-          if (part.type === 'text-delta' && part.delta !== '') out?.write(part.delta);
-        });
+        const stream = async () => {
+          const result = await model.doStream({ ...params, abortSignal: stepSignal(params) });
+          return recordStream(result, newMessages(params.prompt), (part) => {
+            if (part.type === 'text-delta' && part.delta !== '') out?.write(part.delta);
+          });
+        };
+        return reportedChat(model, stream, (recorded) => streamOutcome(recorded.parts));
       });
       return replayStream(recorded);
     },

@@ -5,6 +5,7 @@ import { parseDuration, type Duration } from '../ground/Duration';
 import { resolveRetryPolicy, type RetryOptions } from '../policies/RetryPolicy';
 import { inWorkflowCode, runInlineStep, type InlineStepSpec } from '../runtime/inlineStep';
 import { WorkflowContext } from '../runtime/WorkflowContext';
+import { reportedTool } from './callReports';
 import { limiterOption } from './limiterOption';
 import { TOOL_STEP_PREFIX } from './stepKinds';
 import {
@@ -127,7 +128,9 @@ function durableTool(name: string, tool: Tool, options: DurableToolOptions): Too
       const step = () =>
         inWorkflowCode()
           ? runInlineStep(spec(call.toolCallId, input), () =>
-              finalOutput(execute(input, { ...call, abortSignal: joined(call.abortSignal) })),
+              reportedTool(name, call.toolCallId, () =>
+                finalOutput(execute(input, { ...call, abortSignal: joined(call.abortSignal) })),
+              ),
             )
           : finalOutput(execute(input, call));
       if (!(await needsApproval(rules, input, call))) return step();

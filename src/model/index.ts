@@ -1,3 +1,4 @@
+export type { AiCall, AiCallTiming, AiChatCall, AiToolCall } from './AiCall';
 export type { Constructor } from './Constructor';
 export type { ErrorClass } from './ErrorClass';
 export { DEFAULT_HISTORY_PAGE, MAX_HISTORY_PAGE, type HistoryPageOptions } from './HistoryPage';

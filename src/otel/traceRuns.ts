@@ -2,7 +2,10 @@ import { createHash } from 'node:crypto';
 import type { Attributes, Link, Span, SpanContext, Tracer } from '@opentelemetry/api';
 import type { Disposable } from '../ground/Disposable';
 import { loadOptionalPeer } from '../ground/optionalPeer';
+import type { WaymarkEvents } from '../runtime';
 import type { WaymarkRuntime } from '../runtime/WaymarkRuntime';
+import { aiStepKind } from '../ai/stepKinds';
+import { markAgentRun, recordGenAiSpan } from './genAiSpans';
 import { attemptKey, openSpans } from './openSpans';
 import type { OpenTelemetryApi } from './OpenTelemetryApi';
 import { endSpan } from './spanEnd';
@@ -20,8 +23,12 @@ export interface TraceRunsOptions {
  * (`waymark.step <step>`), with run id, workflow, seq, attempt and outcome as attributes. Every execution of
  * a run — the first, and each resume in any process, days later — belongs to one trace whose
  * id is derived from the run id, and a resumed execution links to the run's root, so a
- * tracing UI shows the whole life of a run together. Needs `@opentelemetry/api` (an optional
- * peer dependency).
+ * tracing UI shows the whole life of a run together. Model and tool calls of `waymark/ai` get
+ * the spans of OpenTelemetry's GenAI conventions (`chat <model>`, `execute_tool <tool>`, with
+ * `gen_ai.*` attributes) under their step's span, once, when the call is made: a call
+ * replayed on resume makes no span, only a `waymark.replayed` event on the run's span. The
+ * span of an execution with such calls is renamed `invoke_agent <workflow>`. Needs
+ * `@opentelemetry/api` (an optional peer dependency).
  *
  * @example
  * ```ts
@@ -33,11 +40,19 @@ export function traceRuns(runtime: WaymarkRuntime, options: TraceRunsOptions = {
   const otel = loadOptionalPeer<OpenTelemetryApi>('traceRuns()', '@opentelemetry/api');
   const tracer = options.tracer ?? otel.trace.getTracer('waymark');
   const runs = new Map<string, Span>();
+  const workflows = new Map<string, string>();
+  // An execution that makes or replays a model or tool call is an agent's invocation.
+  const markAgent = (runId: string): void => {
+    const span = runs.get(runId);
+    const workflow = workflows.get(runId);
+    if (span && workflow !== undefined) markAgentRun(span, workflow);
+  };
   const attempts = new Map<string, Span>();
   const finishRun = (runId: string, outcome: string, error?: unknown): void => {
     const span = runs.get(runId);
     if (span) endSpan(otel, span, outcome, error);
     runs.delete(runId);
+    workflows.delete(runId);
   };
   const finishAttempt = (runId: string, seq: number, outcome: string, error?: unknown): void => {
     const key = attemptKey(runId, seq);
@@ -65,6 +80,7 @@ export function traceRuns(runtime: WaymarkRuntime, options: TraceRunsOptions = {
         };
         const parent = otel.trace.setSpanContext(otel.context.active(), root);
         runs.set(runId, tracer.startSpan(`waymark.run ${workflow}`, { attributes, links }, parent));
+        workflows.set(runId, workflow);
         break;
       }
       case 'run.completed':
@@ -110,6 +126,29 @@ export function traceRuns(runtime: WaymarkRuntime, options: TraceRunsOptions = {
       case 'step.failed': {
         const { runId, seq, error } = payload as { runId: string; seq: number; error: unknown };
         finishAttempt(runId, seq, event === 'step.retrying' ? 'retrying' : 'failed', error);
+        break;
+      }
+      case 'ai.call': {
+        const report = payload as WaymarkEvents['ai.call'];
+        const attemptSpan = openSpans.get(attemptKey(report.runId, report.seq));
+        const active = otel.context.active();
+        const parent = attemptSpan ? otel.trace.setSpan(active, attemptSpan) : active;
+        recordGenAiSpan(otel, tracer, report, parent);
+        markAgent(report.runId);
+        break;
+      }
+      case 'step.replayed': {
+        // A recorded model or tool call makes no second span: the run's span marks it instead.
+        const { runId, seq, step } = payload as WaymarkEvents['step.replayed'];
+        const kind = aiStepKind(step);
+        if (kind === undefined) break;
+        markAgent(runId);
+        runs.get(runId)?.addEvent('waymark.replayed', {
+          'gen_ai.operation.name': kind === 'model-call' ? 'chat' : 'execute_tool',
+          'waymark.step': step,
+          'waymark.seq': seq,
+          'waymark.replayed': true,
+        });
         break;
       }
       default:

@@ -1,3 +1,4 @@
+import type { AiCall } from '../model/AiCall';
 import type { ResolvedRetryPolicy } from '../policies/RetryPolicy';
 import { compileStepPlan } from '../decorators/StepPlan';
 import { RunScope } from './execution/RunScope';
@@ -57,4 +58,14 @@ export function runInlineStep<T>(spec: InlineStepSpec, body: () => Promise<T>): 
     spec.key === undefined ? undefined : { key: () => spec.key!, scope: 'run' },
   );
   return scope.operations.step(scope, { plan, args: [], body }) as Promise<T>;
+}
+
+/**
+ * Tells the runtime's listeners (the `ai.call` event, which `waymark/otel` turns into GenAI
+ * spans) of a call the current step's body made; does nothing outside a step body. Called
+ * from the body, so a step answered from the history reports nothing.
+ */
+export function reportAiCall(call: AiCall): void {
+  const scope = RunScope.current();
+  if (scope?.step) scope.operations.reportAiCall(scope, scope.step, call);
 }

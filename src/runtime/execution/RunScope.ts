@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { AiCall } from '../../model/AiCall';
 import type { EntityManager } from 'typeorm';
 import type { Clock } from '../../ground/Clock';
 import type { StepCall } from './StepCall';
@@ -31,6 +32,8 @@ export interface RunOperations {
   patched(scope: RunScope, id: string): boolean;
   deprecatePatch(scope: RunScope, id: string): void;
   stream<T>(scope: RunScope, name: string): StreamWriter<T>;
+  /** Tells the runtime's listeners (`ai.call`) of a model or tool call the step body made. */
+  reportAiCall(scope: RunScope, step: StepFrame, call: AiCall): void;
 }
 
 const storage = new AsyncLocalStorage<RunScope>();

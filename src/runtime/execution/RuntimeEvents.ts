@@ -1,3 +1,4 @@
+import type { AiCall } from '../../model/AiCall';
 import type { Disposable } from '../../ground/Disposable';
 import type { Logger } from '../../ground/Logger';
 
@@ -54,6 +55,11 @@ export interface WaymarkEvents {
    * starting) and is tried again after `delayMs`; `attempt` counts the tries so far.
    */
   'store.retrying': { operation: string; attempt: number; delayMs: number; error: unknown };
+  /**
+   * A model or tool call `waymark/ai` made in the body of step `seq` (attempt `attempt`), told
+   * once it returned or threw; never for a step replayed from the history.
+   */
+  'ai.call': { runId: string; seq: number; step: string; attempt: number; call: AiCall };
 }
 
 /** Name of a {@link WaymarkEvents} event. */

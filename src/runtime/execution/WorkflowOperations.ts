@@ -5,7 +5,9 @@ import type { HandOver } from './HandOver';
 import type { StepCall } from './StepCall';
 import type { WorkflowCall } from './WorkflowCall';
 import type { RecordedValues } from './RecordedValues';
-import { RunScope, type RunOperations } from './RunScope';
+import type { AiCall } from '../../model/AiCall';
+import { RunScope, type RunOperations, type StepFrame } from './RunScope';
+import type { RuntimeEvents } from './RuntimeEvents';
 import type { StepPath } from './StepPath';
 import type { Streams } from '../streams/Streams';
 import type { StreamWriter } from '../streams/StreamWriter';
@@ -24,6 +26,7 @@ export class WorkflowOperations implements RunOperations {
     private readonly values: RecordedValues,
     private readonly handOver: HandOver,
     readonly streams: Streams,
+    private readonly events: Pick<RuntimeEvents, 'emit'>,
   ) {}
 
   step(scope: RunScope, call: StepCall): Promise<unknown> {
@@ -60,6 +63,17 @@ export class WorkflowOperations implements RunOperations {
 
   stream<T>(scope: RunScope, name: string): StreamWriter<T> {
     return this.streams.writer<T>(scope.run, name, currentAuthor);
+  }
+
+  reportAiCall(scope: RunScope, step: StepFrame, call: AiCall): void {
+    const { runId } = scope.run;
+    this.events.emit('ai.call', {
+      runId,
+      seq: step.seq,
+      step: step.name,
+      attempt: step.attempt,
+      call,
+    });
   }
 }
 

@@ -107,5 +107,6 @@ export function buildOperations(s: OperationsSettings): WorkflowOperations {
       executingHere: (runId) => s.executions.find(runId) !== undefined,
       events,
     }),
+    events,
   );
 }
