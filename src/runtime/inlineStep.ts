@@ -58,3 +58,14 @@ export function runInlineStep<T>(spec: InlineStepSpec, body: () => Promise<T>): 
   );
   return scope.operations.step(scope, { plan, args: [], body }) as Promise<T>;
 }
+
+/**
+ * Inside the body of a step of a replay run (`runtime.replay()`): the replayed run's recorded
+ * result of the same step (same seq, same name) when `matches` accepts it, else undefined —
+ * for `waymark/ai`, which answers a model call made from an unchanged input without calling.
+ */
+export function answerFromReplaySource(matches: (recorded: unknown) => boolean): Promise<unknown> {
+  const scope = RunScope.current();
+  if (!scope?.step) return Promise.resolve(undefined);
+  return scope.operations.answerFromSource(scope, matches);
+}

@@ -31,6 +31,11 @@ export interface RunOperations {
   patched(scope: RunScope, id: string): boolean;
   deprecatePatch(scope: RunScope, id: string): void;
   stream<T>(scope: RunScope, name: string): StreamWriter<T>;
+  /**
+   * Inside a step's body in a replay run: the replayed run's recorded result of this step
+   * when `matches` accepts it (the step was made from the same input), else undefined.
+   */
+  answerFromSource(scope: RunScope, matches: (recorded: unknown) => boolean): Promise<unknown>;
 }
 
 const storage = new AsyncLocalStorage<RunScope>();

@@ -7,6 +7,7 @@ import type { WorkflowCall } from './WorkflowCall';
 import type { RecordedValues } from './RecordedValues';
 import { RunScope, type RunOperations } from './RunScope';
 import type { StepPath } from './StepPath';
+import type { ReplaySources } from './ReplaySources';
 import type { Streams } from '../streams/Streams';
 import type { StreamWriter } from '../streams/StreamWriter';
 import type { StreamAuthor } from '../streams/StreamBuffer';
@@ -24,6 +25,7 @@ export class WorkflowOperations implements RunOperations {
     private readonly values: RecordedValues,
     private readonly handOver: HandOver,
     readonly streams: Streams,
+    private readonly replaySources: ReplaySources,
   ) {}
 
   step(scope: RunScope, call: StepCall): Promise<unknown> {
@@ -60,6 +62,12 @@ export class WorkflowOperations implements RunOperations {
 
   stream<T>(scope: RunScope, name: string): StreamWriter<T> {
     return this.streams.writer<T>(scope.run, name, currentAuthor);
+  }
+
+  answerFromSource(scope: RunScope, matches: (recorded: unknown) => boolean): Promise<unknown> {
+    const { step } = scope;
+    if (!step) return Promise.resolve(undefined);
+    return this.replaySources.answer(scope.run.runId, step.seq, step.name, matches);
   }
 }
 
