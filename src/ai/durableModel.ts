@@ -71,8 +71,9 @@ export function durableMiddleware(options: DurableModelOptions = {}): LanguageMo
     specificationVersion: 'v3',
     wrapGenerate: async ({ doGenerate, params, model }) => {
       if (!inWorkflowCode()) return doGenerate();
-      const inputHash = modelInputHash(params);
       const recorded = await runInlineStep(spec(model), async () => {
+        // Hashed in the body: a call answered from the run's own history needs no hash.
+        const inputHash = modelInputHash(params);
         const replayed = await answerFromReplaySource((r) => recordedFrom(r, inputHash));
         if (replayed !== undefined) return replayed as RecordedGenerate;
         return recordGenerate(
@@ -85,8 +86,8 @@ export function durableMiddleware(options: DurableModelOptions = {}): LanguageMo
     },
     wrapStream: async ({ doStream, params, model }) => {
       if (!inWorkflowCode()) return doStream();
-      const inputHash = modelInputHash(params);
       const recorded = await runInlineStep(spec(model), async () => {
+        const inputHash = modelInputHash(params);
         const replayed = await answerFromReplaySource((r) => recordedFrom(r, inputHash));
         if (replayed !== undefined) return replayed as RecordedStream;
         const out = streamName === false ? undefined : context.stream<string>(streamName);

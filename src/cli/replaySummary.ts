@@ -23,7 +23,7 @@ export function replaySummary(report: ReplayReport): string {
   const differ =
     steps.length === 0
       ? 'no step differs'
-      : `${plural(steps.length, 'step')} differ (${steps.map((s) => `#${s.seq} ${terminalSafe(s.name)}`).join(', ')})`;
+      : `${plural(steps.length, 'step')} ${steps.length === 1 ? 'differs' : 'differ'} (${steps.map((s) => `#${s.seq} ${terminalSafe(s.name)}`).join(', ')})`;
   const models = `model calls: ${modelCalls.replayed.length} replayed, ${modelCalls.called.length} called`;
   return `${terminalSafe(report.sourceRunId)} → ${terminalSafe(report.runId)}: ${outcome}; ${differ}; ${models}`;
 }
