@@ -1,4 +1,4 @@
-import { generateText } from 'ai';
+import { generateText, simulateReadableStream, streamText } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { container as rootContainer, injectable, type DependencyContainer } from 'tsyringe';
 import { Step, Workflow } from 'waymark';
@@ -24,6 +24,28 @@ class FakeModel {
         warnings: [],
       });
     },
+    doStream: ({ prompt }) => {
+      const text = JSON.stringify(prompt.at(-1)?.content);
+      this.prompts.push(text);
+      return Promise.resolve({
+        stream: simulateReadableStream({
+          chunks: [
+            { type: 'stream-start' as const, warnings: [] },
+            { type: 'text-start' as const, id: 't' },
+            { type: 'text-delta' as const, id: 't', delta: `re: ${text}` },
+            { type: 'text-end' as const, id: 't' },
+            {
+              type: 'finish' as const,
+              finishReason: { unified: 'stop' as const, raw: 'stop' },
+              usage: {
+                inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+                outputTokens: { total: 1, text: 1, reasoning: 0 },
+              },
+            },
+          ],
+        }),
+      });
+    },
   });
 }
 
@@ -39,6 +61,16 @@ class Brief {
     const title = await generateText({ model, maxRetries: 0, prompt: `Title for ${topic}` });
     const summary = await generateText({ model, maxRetries: 0, prompt: `Summarize: ${facts}` });
     return this.publish(title.text, summary.text);
+  }
+
+  /** The same, with the summary streamed (`streamText`). */
+  @Workflow({ name: 'brief-streamed', id: (topic: string) => `streamed-${topic}` })
+  async stream(topic: string): Promise<string> {
+    const model = durableModel(this.fake.model, { stream: false });
+    const facts = await this.facts(topic);
+    const title = await streamText({ model, maxRetries: 0, prompt: `Title for ${topic}` }).text;
+    const summary = await streamText({ model, maxRetries: 0, prompt: `Summarize: ${facts}` }).text;
+    return this.publish(title, summary);
   }
 
   @Step()
@@ -124,6 +156,21 @@ describe.each(ALL_BACKENDS)('replay on %s', (backend) => {
     expect(report.modelCalls).toEqual({ replayed: [1], called: [2] });
     expect(fake.prompts).toHaveLength(3);
     expect(fake.prompts[2]).toContain('other facts');
+  });
+
+  it('a streamed model call is answered from the recording the same way', async () => {
+    const t = topic();
+    const original = await scope.resolve(Brief).stream(t);
+    expect(original).toContain(`facts about ${t}`);
+
+    const { run, report } = await runtime.replay<string>(`streamed-${t}`, {
+      from: 1,
+      override: { 0: 'other facts' },
+    });
+
+    expect(await run.result()).toContain('other facts');
+    expect(report.modelCalls).toEqual({ replayed: [1], called: [2] });
+    expect(fake.prompts).toHaveLength(3);
   });
 
   it('callModels: true calls every model again, unchanged input or not', async () => {
