@@ -2,7 +2,7 @@ import { InvalidArgumentError } from '../errors/InvalidArgumentError';
 import { parseDuration, type Duration } from '../ground/Duration';
 import { loadOptionalPeer } from '../ground/optionalPeer';
 import type { RetryOptions } from '../policies/RetryPolicy';
-import { inWorkflowCode, runInlineStep } from '../runtime/inlineStep';
+import { answerFromReplaySource, inWorkflowCode, runInlineStep } from '../runtime/inlineStep';
 import { WorkflowContext } from '../runtime/WorkflowContext';
 import { generateOutcome, reportedChat, streamOutcome } from './callReports';
 import { limiterOption } from './limiterOption';
@@ -10,7 +10,15 @@ import { modelRetryPolicy } from './modelErrors';
 import type { LanguageModelMiddleware } from 'ai';
 import type { LanguageModelV3 } from './modelTypes';
 import { newMessages } from './newMessages';
-import { recordGenerate, recordStream, replayGenerate, replayStream } from './recordedModelCall';
+import { modelInputHash, recordedFrom } from './modelInputHash';
+import {
+  recordGenerate,
+  recordStream,
+  replayGenerate,
+  replayStream,
+  type RecordedGenerate,
+  type RecordedStream,
+} from './recordedModelCall';
 import { MODEL_STEP_PREFIX } from './stepKinds';
 
 /** Options of {@link durableModel} and {@link durableMiddleware}. */
@@ -65,19 +73,26 @@ export function durableMiddleware(options: DurableModelOptions = {}): LanguageMo
     wrapGenerate: async ({ doGenerate, params, model }) => {
       if (!inWorkflowCode()) return doGenerate();
       const recorded = await runInlineStep(spec(model), async () => {
+        // Hashed in the body: a call answered from the run's own history needs no hash.
+        const inputHash = modelInputHash(params);
+        const replayed = await answerFromReplaySource((r) => recordedFrom(r, inputHash));
+        if (replayed !== undefined) return replayed as RecordedGenerate;
         const generate = () => model.doGenerate({ ...params, abortSignal: stepSignal(params) });
         const result = await reportedChat(model, generate, generateOutcome);
-        return recordGenerate(result, newMessages(params.prompt));
+        return recordGenerate(result, newMessages(params.prompt), inputHash);
       });
       return replayGenerate(recorded);
     },
     wrapStream: async ({ doStream, params, model }) => {
       if (!inWorkflowCode()) return doStream();
       const recorded = await runInlineStep(spec(model), async () => {
+        const inputHash = modelInputHash(params);
+        const replayed = await answerFromReplaySource((r) => recordedFrom(r, inputHash));
+        if (replayed !== undefined) return replayed as RecordedStream;
         const out = streamName === false ? undefined : context.stream<string>(streamName);
         const stream = async () => {
           const result = await model.doStream({ ...params, abortSignal: stepSignal(params) });
-          return recordStream(result, newMessages(params.prompt), (part) => {
+          return recordStream(result, newMessages(params.prompt), inputHash, (part) => {
             if (part.type === 'text-delta' && part.delta !== '') out?.write(part.delta);
           });
         };

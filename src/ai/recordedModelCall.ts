@@ -9,10 +9,18 @@ export interface RecordedStream {
   readonly parts: StreamPart[];
   readonly response?: StreamResult['response'];
   readonly newMessages?: StoredMessage[];
+  /** The hash of the call's input (`modelInputHash`); absent from calls recorded before. */
+  readonly inputHash?: string;
 }
 
-/** A `doGenerate` result as stored, with the messages its prompt added (see `newMessages`). */
-export type RecordedGenerate = GenerateResult & { readonly newMessages?: StoredMessage[] };
+/**
+ * A `doGenerate` result as stored, with the messages its prompt added (see `newMessages`) and
+ * the hash of its input (`modelInputHash`), by which a replay knows the call unchanged.
+ */
+export type RecordedGenerate = GenerateResult & {
+  readonly newMessages?: StoredMessage[];
+  readonly inputHash?: string;
+};
 
 /**
  * What is stored of a `doGenerate` result: everything but the raw request and response
@@ -22,19 +30,21 @@ export type RecordedGenerate = GenerateResult & { readonly newMessages?: StoredM
 export function recordGenerate(
   result: GenerateResult,
   newMessages: StoredMessage[],
+  inputHash: string,
 ): RecordedGenerate {
   const stored: GenerateResult = { ...result };
   delete stored.request;
-  if (!result.response) return { ...stored, newMessages };
+  if (!result.response) return { ...stored, newMessages, inputHash };
   const response = { ...result.response };
   delete response.body;
-  return { ...stored, response, newMessages };
+  return { ...stored, response, newMessages, inputHash };
 }
 
 /** A stored `doGenerate` result as the SDK expects it: without what was kept for people. */
 export function replayGenerate(recorded: RecordedGenerate): GenerateResult {
   const result: RecordedGenerate = { ...recorded };
   delete (result as { newMessages?: unknown }).newMessages;
+  delete (result as { inputHash?: unknown }).inputHash;
   return result;
 }
 
@@ -46,6 +56,7 @@ export function replayGenerate(recorded: RecordedGenerate): GenerateResult {
 export async function recordStream(
   result: StreamResult,
   newMessages: StoredMessage[],
+  inputHash: string,
   onPart?: (part: StreamPart) => void | Promise<void>,
 ): Promise<RecordedStream> {
   const parts: StreamPart[] = [];
@@ -61,7 +72,9 @@ export async function recordStream(
     reader.releaseLock();
   }
   const headers = result.response?.headers;
-  return headers ? { parts, response: { headers }, newMessages } : { parts, newMessages };
+  return headers
+    ? { parts, response: { headers }, newMessages, inputHash }
+    : { parts, newMessages, inputHash };
 }
 
 /** A stored stream as the SDK expects `doStream` to answer: the parts, at once. */

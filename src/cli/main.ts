@@ -24,6 +24,7 @@ import { registerCancelCommand } from './commands/cancelCommand';
 import { registerCheckCommand } from './commands/checkCommand';
 import { registerConsoleCommand } from './commands/consoleCommand';
 import { registerForkCommand } from './commands/forkCommand';
+import { registerReplayCommand } from './commands/replayCommand';
 import { registerMigrateCommand } from './commands/migrateCommand';
 import { registerQueuesCommand } from './commands/queuesCommand';
 import { registerResolveCommand } from './commands/resolveCommand';
@@ -64,6 +65,7 @@ export function createProgram(cli: CliContext): Command {
     registerResolveCommand,
     registerCancelCommand,
     registerForkCommand,
+    registerReplayCommand,
     registerMigrateCommand,
     registerCheckCommand,
     registerWorkerCommand,

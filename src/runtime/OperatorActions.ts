@@ -60,8 +60,15 @@ export class OperatorActions {
     this.continueHere(runId, epoch, claim);
   }
 
-  /** Forks `runId` from `fromSeq` into a new run (by default `${runId}:fork-<random>`); its id. */
-  async fork(runId: string, options: ForkOptions): Promise<string> {
+  /**
+   * Forks `runId` from `fromSeq` into a new run (by default `${runId}:fork-<random>`); its id.
+   * `overrides` (seq → encoded result) stand in the copy for the original's steps there.
+   */
+  async fork(
+    runId: string,
+    options: ForkOptions,
+    overrides?: ReadonlyMap<number, string>,
+  ): Promise<string> {
     const { fromSeq } = options;
     const newRunId = options.newRunId ?? `${runId}:fork-${randomUUID().slice(0, 8)}`;
     if (!Number.isInteger(fromSeq) || fromSeq < 0) {
@@ -71,7 +78,7 @@ export class OperatorActions {
     }
     assertRunId(newRunId, 'fork(): newRunId');
     const claim = this.deps.claims.takeOver(options.queue === true);
-    await this.deps.control.fork(runId, newRunId, fromSeq, claim);
+    await this.deps.control.fork(runId, newRunId, fromSeq, claim, overrides);
     this.continueHere(newRunId, 1, claim);
     return newRunId;
   }

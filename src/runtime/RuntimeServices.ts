@@ -4,6 +4,7 @@ import type { AbandonedRunsNotice } from './AbandonedRunsNotice';
 import type { RuntimeEvents } from './execution/RuntimeEvents';
 import type { FlowControls } from './FlowControls';
 import type { OperatorActions } from './OperatorActions';
+import type { Replays } from './Replays';
 import type { RunReads } from './RunReads';
 import type { Runs } from './Runs';
 import type { Shutdown } from './Shutdown';
@@ -21,7 +22,7 @@ export interface RuntimeIdentity {
 /**
  * The named services `WaymarkRuntime` delegates to, each built once by
  * `Waymark.create()`: runs (start, recover, signal), reads (lists, histories, streams,
- * handles), operator actions (retry, resolve, fork, cancel), time (schedules, retention),
+ * handles), operator actions (retry, resolve, fork, cancel), replays, time (schedules, retention),
  * flows (queues, limiters), workers, events, shutdown, the notice of runs left running, and
  * stream tokens.
  */
@@ -30,6 +31,7 @@ export interface RuntimeServices {
   readonly runs: Runs;
   readonly reads: RunReads;
   readonly operator: OperatorActions;
+  readonly replays: Replays;
   readonly time: TimeControls;
   readonly flows: FlowControls;
   readonly workers: Workers;

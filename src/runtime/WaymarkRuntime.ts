@@ -1,3 +1,4 @@
+/* eslint-disable max-lines -- the facade: one short delegating method per runtime operation */
 import type { DependencyContainer } from 'tsyringe';
 import type { Constructor } from '../model/Constructor';
 import type { DataSource } from 'typeorm';
@@ -13,6 +14,7 @@ import type { AnyListener, WaymarkEventName, WaymarkEvents } from './execution/R
 import type { LimiterStats, QueueStats } from './FlowControls';
 import type { ForkOptions, ResumeOptions } from './OperatorActions';
 import type { PruneOptions, PruneResult } from './Pruning';
+import type { Replay, ReplayOptions } from './Replays';
 import type { RunHandle } from './RunHandle';
 import type { RuntimeServices } from './RuntimeServices';
 import type { ScheduleInfo, ScheduleOptions } from './Schedules';
@@ -186,6 +188,16 @@ export class WaymarkRuntime {
    */
   async fork<T = unknown>(runId: string, options: ForkOptions): Promise<RunHandle<T>> {
     return this.handle<T>(await this.services.operator.fork(runId, options));
+  }
+
+  /**
+   * Replays `runId` from `from` into a new run, to its end on the current code: `override`'s
+   * results stand for the original's steps there, unchanged model calls are answered from the
+   * recording (unless `callModels`). Returns the run and a `ReplayReport`; the original stays.
+   * @example `const { report } = await runtime.replay('research-42', { from: 2, override: { 1: 'notes' } });`
+   */
+  replay<T = unknown>(runId: string, options: ReplayOptions): Promise<Replay<T>> {
+    return this.services.replays.replay<T>(runId, options);
   }
 
   /** Ends a run that has not ended; a process executing it stops (its step's `ctx.signal` aborts). */

@@ -16,6 +16,7 @@ import {
 import { FlowControls } from './FlowControls';
 import { LeaseKeeper } from './LeaseKeeper';
 import { OperatorActions } from './OperatorActions';
+import { Replays } from './Replays';
 import { RunReads } from './RunReads';
 import { Runs } from './Runs';
 import type { WorkflowEntry } from './RuntimeRegistry';
@@ -81,16 +82,21 @@ export function assembleRuntime(s: RuntimeFloorSettings): RuntimeFloor {
     lifecycle,
     shutdown,
   );
+  const reads = new RunReads({
+    ...{ queries: stores.queries, values: stores.values, streams: execution.streams },
+    store,
+    signals,
+    runs,
+  });
+  const replays = new Replays({
+    ...{ operator, sources: execution.replaySources, store, reads, runs, codec },
+  });
   const services: RuntimeServices = {
     identity: { workerId: s.settings.workerId, container: s.container, dataSource: s.dataSource },
     runs,
-    reads: new RunReads({
-      ...{ queries: stores.queries, values: stores.values, streams: execution.streams },
-      store,
-      signals,
-      runs,
-    }),
+    reads,
     operator,
+    replays,
     time: timeControls(stores, codec, clock, lifecycle),
     flows: new FlowControls(flows, stores.flowStats, clock),
     workers,

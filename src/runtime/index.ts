@@ -10,6 +10,8 @@ export { WaymarkRuntime } from './WaymarkRuntime';
 export type { ArgsOf, AsyncMethodOf, ResultOf } from './WorkflowMethod';
 export type { StartOptions } from './StartOptions';
 export type { ForkOptions, ResumeOptions } from './OperatorActions';
+export type { Replay, ReplayOptions } from './Replays';
+export type { ReplayReport, ReplayStepChange } from './ReplayReport';
 export type { QueueStats, LimiterStats, QueuedRunView } from './FlowControls';
 export type { ScheduleOptions, ScheduleInfo, CatchUp } from './Schedules';
 export type { PruneOptions, PruneResult } from './Pruning';

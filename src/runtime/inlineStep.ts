@@ -69,3 +69,14 @@ export function reportAiCall(call: AiCall): void {
   const scope = RunScope.current();
   if (scope?.step) scope.operations.reportAiCall(scope, scope.step, call);
 }
+
+/**
+ * Inside the body of a step of a replay run (`runtime.replay()`): the replayed run's recorded
+ * result of the same step (same seq, same name) when `matches` accepts it, else undefined —
+ * for `waymark/ai`, which answers a model call made from an unchanged input without calling.
+ */
+export function answerFromReplaySource(matches: (recorded: unknown) => boolean): Promise<unknown> {
+  const scope = RunScope.current();
+  if (!scope?.step) return Promise.resolve(undefined);
+  return scope.operations.answerFromSource(scope, matches);
+}

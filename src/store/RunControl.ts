@@ -10,6 +10,7 @@ import { serverTimeAfterSql } from './serverClock';
 import type { Database } from './connection/Database';
 import { toAttemptRow, toRunRow, toStepRow, type RunRow } from './rows';
 import { assertRunId } from '../model/identifiers';
+import { copyHistoryBefore, overrideStep, type TransactionSql } from './forkHistory';
 
 /**
  * Who takes a run over after an operator action, and until when: a request, not a claim (the
@@ -126,9 +127,16 @@ export class RunControl {
   /**
    * Creates run `newRunId` from run `runId`: same workflow, version and arguments, and a
    * copy of its history before `fromSeq`; claimed by `claim.owner` at epoch 1. The
-   * original is not touched.
+   * original is not touched. Each of `overrides` (seq → encoded result) stands in the copy
+   * for the original's step at that seq, before or after `fromSeq`, as a completed outcome.
    */
-  async fork(runId: string, newRunId: string, fromSeq: number, claim: TakeOver): Promise<void> {
+  async fork(
+    runId: string,
+    newRunId: string,
+    fromSeq: number,
+    claim: TakeOver,
+    overrides: ReadonlyMap<number, string> = new Map(),
+  ): Promise<void> {
     assertRunId(runId, 'fork(): runId');
     assertRunId(newRunId, 'fork(): newRunId');
     await this.transaction(`fork run "${runId}"`, async (sql) => {
@@ -162,19 +170,8 @@ export class RunControl {
           throw new RunConflictError(newRunId, '; pick another id for the fork');
         throw error;
       }
-      await sql(
-        'INSERT INTO waymark_steps (run_id, seq, name, status, output, attempts, started_at, finished_at, ' +
-          'idempotency_key) SELECT ?, seq, name, status, output, attempts, started_at, finished_at, ' +
-          'idempotency_key FROM waymark_steps ' +
-          "WHERE run_id = ? AND seq < ? AND status <> 'started'",
-        [newRunId, runId, fromSeq],
-      );
-      await sql(
-        'INSERT INTO waymark_attempts (run_id, seq, attempt, name, status, error, failed_at, next_at, ' +
-          'idempotency_key) SELECT ?, seq, attempt, name, status, error, failed_at, next_at, idempotency_key ' +
-          'FROM waymark_attempts WHERE run_id = ? AND seq < ?',
-        [newRunId, runId, fromSeq],
-      );
+      await copyHistoryBefore(sql, runId, newRunId, fromSeq);
+      for (const [seq, output] of overrides) await overrideStep(sql, runId, newRunId, seq, output);
     });
   }
 
@@ -274,4 +271,4 @@ export class RunControl {
   }
 }
 
-type Sql = (text: string, params: unknown[]) => Promise<unknown>;
+type Sql = TransactionSql;

@@ -34,6 +34,12 @@ export interface RunOperations {
   stream<T>(scope: RunScope, name: string): StreamWriter<T>;
   /** Tells the runtime's listeners (`ai.call`) of a model or tool call the step body made. */
   reportAiCall(scope: RunScope, step: StepFrame, call: AiCall): void;
+
+  /**
+   * Inside a step's body in a replay run: the replayed run's recorded result of this step
+   * when `matches` accepts it (the step was made from the same input), else undefined.
+   */
+  answerFromSource(scope: RunScope, matches: (recorded: unknown) => boolean): Promise<unknown>;
 }
 
 const storage = new AsyncLocalStorage<RunScope>();

@@ -9,6 +9,7 @@ import type { AiCall } from '../../model/AiCall';
 import { RunScope, type RunOperations, type StepFrame } from './RunScope';
 import type { RuntimeEvents } from './RuntimeEvents';
 import type { StepPath } from './StepPath';
+import type { ReplaySources } from './ReplaySources';
 import type { Streams } from '../streams/Streams';
 import type { StreamWriter } from '../streams/StreamWriter';
 import type { StreamAuthor } from '../streams/StreamBuffer';
@@ -27,6 +28,7 @@ export class WorkflowOperations implements RunOperations {
     private readonly handOver: HandOver,
     readonly streams: Streams,
     private readonly events: Pick<RuntimeEvents, 'emit'>,
+    private readonly replaySources: ReplaySources,
   ) {}
 
   step(scope: RunScope, call: StepCall): Promise<unknown> {
@@ -74,6 +76,12 @@ export class WorkflowOperations implements RunOperations {
       attempt: step.attempt,
       call,
     });
+  }
+
+  answerFromSource(scope: RunScope, matches: (recorded: unknown) => boolean): Promise<unknown> {
+    const { step } = scope;
+    if (!step) return Promise.resolve(undefined);
+    return this.replaySources.answer(scope.run.runId, step.seq, step.name, matches);
   }
 }
 

@@ -17,6 +17,7 @@ import { RunAcquirer } from './RunAcquirer';
 import { RunExecution } from './RunExecution';
 import { RunObserver } from './RunObserver';
 import type { RunOperations } from './RunScope';
+import { ReplaySources } from './ReplaySources';
 import { RunStarter } from './RunStarter';
 import { RunWaiters } from './RunWaiters';
 import type { RuntimeEvents } from './RuntimeEvents';
@@ -55,6 +56,7 @@ export interface ExecutionFloor {
   readonly calls: StoredCalls;
   readonly operations: RunOperations;
   readonly streams: Streams;
+  readonly replaySources: ReplaySources;
 }
 
 const ENDS = ['run.completed', 'run.failed', 'run.cancelled', 'run.needs_attention'] as const;
@@ -90,17 +92,19 @@ export function assembleExecution(s: ExecutionSettings): ExecutionFloor {
     admission: stores.queueAdmission,
   });
   const waiters = new RunWaiters({ store, clock, lifecycle, executions, acquirer, calls });
+  const replaySources = new ReplaySources(store, codec);
   const operations = buildOperations({
     ...{ stores, codec, clock, events, lifecycle, self, limiters, executions },
     ...{ starter, waiters, hooks: s.hooks, invoker: s.invoker },
     durableDelayMs: s.durableDelayMs,
     idempotencyWaitMs: s.idempotencyWaitMs,
     sharesApplicationDataSource: s.sharesApplicationDataSource,
+    replaySources,
   });
   const { streams } = operations;
   for (const end of ENDS) events.on(end, ({ runId }) => streams.runEnded(runId));
   return {
     ...{ events, flows, claims, executions, acquirer, starter, waiters, observer, calls },
-    ...{ operations, streams },
+    ...{ operations, streams, replaySources },
   };
 }

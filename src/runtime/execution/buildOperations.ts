@@ -13,6 +13,7 @@ import { DurableWaits } from './DurableWaits';
 import { GlobalKeyClaims } from './GlobalKeyClaims';
 import { HandOver } from './HandOver';
 import type { LimiterGate } from './LimiterGate';
+import type { ReplaySources } from './ReplaySources';
 import { RecordedValues } from './RecordedValues';
 import { StepAttempts } from './StepAttempts';
 import type { StepHooks } from '../../model/StepHooks';
@@ -48,6 +49,8 @@ export interface OperationsSettings {
   readonly executions: Pick<Executions, 'find'>;
   /** Where `@Step({ limiter })` attempts wait for their limiter's slots. */
   readonly limiters: LimiterGate;
+  /** The replay runs executing here, and the runs they take recorded model calls from. */
+  readonly replaySources: ReplaySources;
 }
 
 /**
@@ -108,5 +111,6 @@ export function buildOperations(s: OperationsSettings): WorkflowOperations {
       events,
     }),
     events,
+    s.replaySources,
   );
 }
