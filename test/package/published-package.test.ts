@@ -124,6 +124,11 @@ describe('the README on the package page', () => {
     const own = load(readFileSync(join(ROOT, 'jest.config.js'), 'utf8'));
     expect(documented.transform).toEqual({ '^.+\\.ts$': own.transform['^.+\\.ts$'] });
     expect(documented.setupFiles).toEqual(own.setupFiles);
-    expect(documented.testEnvironment).toBe(own.testEnvironment);
+    // Ours is jest's node environment plus a check that a file prints no waymark warning.
+    expect(documented.testEnvironment).toBe('node');
+    expect(own.testEnvironment).toBe('<rootDir>/test/support/WarningCheckingEnvironment.ts');
+    expect(readFileSync(join(ROOT, 'test/support/WarningCheckingEnvironment.ts'), 'utf8')).toMatch(
+      /extends NodeEnvironment/,
+    );
   });
 });
