@@ -13,6 +13,8 @@ export type ShopServer = { url: string } | 'stdio';
 export interface ShopAnswer {
   text: string;
   toolResults: unknown[];
+  /** The name of each error a tool call ended with, as the model was told it. */
+  toolErrors: string[];
 }
 
 const STDIO_SHOP = 'test/ai/fixtures/mcpStdioShop.ts';
@@ -46,6 +48,9 @@ export class McpShopWorkflow {
       return {
         text: result.text,
         toolResults: result.steps.flatMap((s) => s.toolResults.map((r) => r.output)),
+        toolErrors: result.steps.flatMap((s) =>
+          s.content.flatMap((part) => (part.type === 'tool-error' ? [errorName(part.error)] : [])),
+        ),
       };
     } finally {
       await client.close();
@@ -88,3 +93,7 @@ const USAGE = {
   inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
   outputTokens: { total: 5, text: 5, reasoning: 0 },
 };
+
+function errorName(error: unknown): string {
+  return error instanceof Error ? error.name : String(error);
+}
