@@ -1,7 +1,7 @@
 import type { JSONSchema7, Tool, ToolExecutionOptions, ToolSet } from 'ai';
 import { loadOptionalPeer } from '../ground/optionalPeer';
-import { RunScope } from '../runtime/execution/RunScope';
-import { durableTools, type DurableToolOptions } from './durableTools';
+import { currentStepIdempotencyKey } from '../runtime/inlineStep';
+import { wrapTools, type DurableToolOptions } from './durableTools';
 
 /** One tool as an MCP server lists it (`tools/list`). */
 export interface McpToolDefinition {
@@ -47,7 +47,7 @@ export const MCP_IDEMPOTENCY_KEY_META = 'waymark/idempotency-key';
 
 /**
  * Lists the tools of a connected MCP client (the official SDK's `Client`) and returns them as
- * AI SDK tools whose calls are steps, as {@link durableTools} makes them: step `tool:<name>`,
+ * AI SDK tools whose calls are steps, as `durableTools` makes them: step `tool:<name>`,
  * key `tool:<toolCallId>`, with per-tool `atMostOnce`, `needsApproval`, `key`, `retry`,
  * `timeout` and `limiter`. Each call sends its idempotency key in `_meta` under
  * {@link MCP_IDEMPOTENCY_KEY_META}. A tool's result (`isError` included) is recorded as the
@@ -85,7 +85,7 @@ export async function mcpTools(
     };
     tools[name] = dynamic;
   }
-  return durableTools(tools as never, options as never);
+  return wrapTools('mcpTools()', tools, options as Record<string, DurableToolOptions>);
 }
 
 async function listAll(client: McpClient): Promise<McpToolDefinition[]> {
@@ -101,6 +101,6 @@ async function listAll(client: McpClient): Promise<McpToolDefinition[]> {
 
 /** The key of the step the call runs in; none outside a run, where no step wraps it. */
 function idempotencyMeta(): Record<string, unknown> | undefined {
-  const step = RunScope.current()?.step;
-  return step ? { [MCP_IDEMPOTENCY_KEY_META]: step.idempotencyKey } : undefined;
+  const key = currentStepIdempotencyKey();
+  return key === undefined ? undefined : { [MCP_IDEMPOTENCY_KEY_META]: key };
 }

@@ -1,5 +1,9 @@
 import 'reflect-metadata';
 import { container } from 'tsyringe';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { isInvalidArgumentError } from 'waymark';
+import { mcpTools } from 'waymark/ai';
 import { createTestRuntime, type TestRuntime } from 'waymark/testing';
 import { ShopHttpServer } from './fixtures/mcpShopServer';
 import { McpShopWorkflow, type ShopServer } from './support/McpShopWorkflow';
@@ -61,4 +65,37 @@ describe('waymark/ai: tools of an MCP server (the official SDK client) as steps 
     },
     60_000,
   );
+
+  describe('outside a run', () => {
+    let client: Client;
+    beforeEach(async () => {
+      client = new Client({ name: 'test', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(shop.url)));
+    });
+    afterEach(async () => {
+      await client.close();
+    });
+
+    it('refuses options naming a tool the server does not list, naming the ones it does', async () => {
+      const error: unknown = await mcpTools(client, { refnud: { atMostOnce: true } }).catch(
+        (e: unknown) => e,
+      );
+      expect(isInvalidArgumentError(error)).toBe(true);
+      expect((error as Error).message).toContain('mcpTools(): options.refnud');
+      expect((error as Error).message).toContain('the tools are lookupOrder, refund');
+    });
+
+    it('calls the server directly, with no idempotency key', async () => {
+      shop.calls.length = 0;
+      const tools = await mcpTools(client);
+      const output: unknown = await tools.lookupOrder.execute!(
+        { orderId: '7' },
+        { toolCallId: 'call_7', messages: [] },
+      );
+      expect(output).toMatchObject({ structuredContent: { orderId: '7', status: 'shipped' } });
+      expect(shop.calls).toEqual([
+        expect.objectContaining({ tool: 'lookupOrder', orderId: '7', idempotencyKey: undefined }),
+      ]);
+    });
+  });
 });
