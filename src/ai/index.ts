@@ -31,3 +31,4 @@ export {
   type McpToolOptionsByName,
   type McpToolResult,
 } from './mcpTools';
+export { durableMcpTools, type AiSdkMcpClient } from './durableMcpTools';

@@ -23,7 +23,7 @@ describe.each(BACKENDS)(
     });
 
     /** Runs the ticket in a process killed inside its first refund call, then in a second. */
-    async function killDuringRefund(ticket: string, refund: 'once' | 'retry') {
+    async function killDuringRefund(ticket: string, refund: 'once' | 'retry', client = 'sdk') {
       shop.calls.length = 0;
       const refundArrived = new Promise<void>((arrived) => {
         let holding = true;
@@ -34,7 +34,7 @@ describe.each(BACKENDS)(
           return new Promise<void>((resolve) => void held.push(resolve));
         });
       });
-      const args = [db.url, shop.url, ticket, refund];
+      const args = [db.url, shop.url, ticket, refund, client];
       const first = WorkerProcess.start(WORKER, args, { timeoutMs: 60_000 });
       await refundArrived;
       first.kill();
@@ -68,6 +68,13 @@ describe.each(BACKENDS)(
     it('an at-most-once refund cut by the kill is not made again: the model is told UnknownOutcomeError', async () => {
       const { answer } = await killDuringRefund(`once-${backend}`, 'once');
       expect(shop.calls.map((c) => c.tool)).toEqual(['lookupOrder', 'refund']);
+      expect(answer.toolErrors).toEqual(['UnknownOutcomeError']);
+    }, 120_000);
+
+    it("with the AI SDK's MCP client, an at-most-once refund cut by the kill is not made again either", async () => {
+      const { second, answer } = await killDuringRefund(`ai-sdk-${backend}`, 'once', 'ai-sdk');
+      expect(shop.calls.map((c) => c.tool)).toEqual(['lookupOrder', 'refund']);
+      expect(second.lines).toContain('replayed 1 tool:lookupOrder');
       expect(answer.toolErrors).toEqual(['UnknownOutcomeError']);
     }, 120_000);
   },

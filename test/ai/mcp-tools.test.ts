@@ -25,16 +25,23 @@ describe('waymark/ai: tools of an MCP server (the official SDK client) as steps 
     await runtime.close();
   });
 
-  it.each(['http', 'stdio'] as const)(
-    'over %s, each MCP tool call is a step whose result is stored, and calling again answers from the store',
-    async (transport) => {
-      const server: ShopServer = transport === 'http' ? { url: shop.url } : 'stdio';
+  it.each([
+    ['http', "the official SDK's client over Streamable HTTP"],
+    ['stdio', "the official SDK's client over stdio"],
+    ['ai-sdk', "the AI SDK's client over Streamable HTTP"],
+  ] as const)(
+    'with %s (%s), each MCP tool call is a step whose result is stored, and calling again answers from the store',
+    async (transport, _label) => {
+      shop.calls.length = 0;
+      const server: ShopServer =
+        transport === 'stdio' ? 'stdio' : { url: shop.url, aiSdk: transport === 'ai-sdk' };
       const ticket = `t-${transport}`;
       const agent = container.resolve(McpShopWorkflow);
       const first = await agent.answer(ticket, server, true);
 
       expect(first.text).toBe('Order 1 was refunded.');
-      expect(first.toolResults).toEqual([
+      // (the AI SDK's client adds `isError: false`)
+      expect(first.toolResults).toMatchObject([
         {
           content: [{ type: 'text', text: 'order 1: shipped' }],
           structuredContent: { orderId: '1', status: 'shipped' },
@@ -51,17 +58,18 @@ describe('waymark/ai: tools of an MCP server (the official SDK client) as steps 
       ]);
       expect(history[1].status).toBe('completed');
       expect(JSON.parse(history[1].output!.json)).toEqual(first.toolResults[0]);
-      if (transport === 'http') {
-        // The server saw each call once, with the step's idempotency key in _meta.
+      if (transport !== 'stdio') {
+        // The server saw each call once; the official SDK's client sent the step's key in _meta.
+        const key = (id: string) => (transport === 'http' ? `mcp-${ticket}:tool:${id}` : undefined);
         expect(shop.calls.map((c) => [c.tool, c.idempotencyKey])).toEqual([
-          ['lookupOrder', `mcp-${ticket}:tool:call_lookup_1`],
-          ['refund', `mcp-${ticket}:tool:call_refund_1`],
+          ['lookupOrder', key('call_lookup_1')],
+          ['refund', key('call_refund_1')],
         ]);
       }
 
       const again = await agent.answer(ticket, server, true);
       expect(again).toEqual(first);
-      if (transport === 'http') expect(shop.calls).toHaveLength(2);
+      if (transport !== 'stdio') expect(shop.calls).toHaveLength(2);
     },
     60_000,
   );

@@ -1,14 +1,18 @@
+import { createMCPClient } from '@ai-sdk/mcp';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { LanguageModelV3CallOptions, LanguageModelV3GenerateResult } from '@ai-sdk/provider';
-import { generateText, stepCountIs } from 'ai';
+import { generateText, stepCountIs, type ToolSet } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { Workflow } from 'waymark';
-import { durableModel, mcpTools } from 'waymark/ai';
+import { durableMcpTools, durableModel, mcpTools } from 'waymark/ai';
 
-/** Where the shop's MCP server is: a Streamable HTTP URL, or `stdio` to start it as a child. */
-export type ShopServer = { url: string } | 'stdio';
+/**
+ * Where the shop's MCP server is: a Streamable HTTP URL (read with the official SDK's client,
+ * or with the AI SDK's when `aiSdk`), or `stdio` to start it as a child.
+ */
+export type ShopServer = { url: string; aiSdk?: boolean } | 'stdio';
 
 export interface ShopAnswer {
   text: string;
@@ -27,6 +31,15 @@ const STDIO_SHOP = 'test/ai/fixtures/mcpStdioShop.ts';
 export class McpShopWorkflow {
   @Workflow({ name: 'mcp-shop', id: (ticket: string) => `mcp-${ticket}` })
   async answer(ticket: string, server: ShopServer, refundOnce: boolean): Promise<ShopAnswer> {
+    if (server !== 'stdio' && server.aiSdk) {
+      const client = await createMCPClient({ transport: { type: 'http', url: server.url } });
+      try {
+        const tools = await durableMcpTools(client, { refund: { atMostOnce: refundOnce } });
+        return await talk(ticket, tools);
+      } finally {
+        await client.close();
+      }
+    }
     const client = new Client({ name: 'shop-agent', version: '1.0.0' });
     await client.connect(
       server === 'stdio'
@@ -38,24 +51,27 @@ export class McpShopWorkflow {
         : new StreamableHTTPClientTransport(new URL(server.url)),
     );
     try {
-      const tools = await mcpTools(client, { refund: { atMostOnce: refundOnce } });
-      const result = await generateText({
-        model: durableModel(shopModel()),
-        tools,
-        stopWhen: stepCountIs(5),
-        prompt: `Ticket ${ticket}: refund order 1.`,
-      });
-      return {
-        text: result.text,
-        toolResults: result.steps.flatMap((s) => s.toolResults.map((r) => r.output)),
-        toolErrors: result.steps.flatMap((s) =>
-          s.content.flatMap((part) => (part.type === 'tool-error' ? [errorName(part.error)] : [])),
-        ),
-      };
+      return await talk(ticket, await mcpTools(client, { refund: { atMostOnce: refundOnce } }));
     } finally {
       await client.close();
     }
   }
+}
+
+async function talk(ticket: string, tools: ToolSet): Promise<ShopAnswer> {
+  const result = await generateText({
+    model: durableModel(shopModel()),
+    tools,
+    stopWhen: stepCountIs(5),
+    prompt: `Ticket ${ticket}: refund order 1.`,
+  });
+  return {
+    text: result.text,
+    toolResults: result.steps.flatMap((s) => s.toolResults.map((r) => r.output)),
+    toolErrors: result.steps.flatMap((s) =>
+      s.content.flatMap((part) => (part.type === 'tool-error' ? [errorName(part.error)] : [])),
+    ),
+  };
 }
 
 /** Turn 0 looks order 1 up, turn 1 refunds it, turn 2 answers. */
