@@ -1,4 +1,5 @@
 import type { JSONSchema7, Tool, ToolExecutionOptions, ToolSet } from 'ai';
+import { parseDuration } from '../ground/Duration';
 import { loadOptionalPeer } from '../ground/optionalPeer';
 import { currentStepIdempotencyKey } from '../runtime/inlineStep';
 import { wrapTools, type DurableToolOptions } from './durableTools';
@@ -32,7 +33,7 @@ export interface McpClient {
   callTool(
     params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> },
     resultSchema?: undefined,
-    options?: { signal?: AbortSignal },
+    options?: { signal?: AbortSignal; timeout?: number },
   ): Promise<McpToolResult>;
 }
 
@@ -72,6 +73,10 @@ export async function mcpTools(
   const tools: Record<string, Tool> = {};
   for (const definition of await listAll(client)) {
     const name = definition.name;
+    // The SDK cuts a request at its own timeout (60 s unless told): give it the tool's.
+    const timeout = options[name]?.timeout;
+    const timeoutMs =
+      timeout === undefined ? undefined : parseDuration(timeout, `mcpTools(): ${name}.timeout`);
     const dynamic: Tool = {
       type: 'dynamic',
       description: definition.description,
@@ -80,7 +85,7 @@ export async function mcpTools(
         client.callTool(
           { name, arguments: input as Record<string, unknown>, _meta: idempotencyMeta() },
           undefined,
-          { signal: call.abortSignal },
+          { signal: call.abortSignal, timeout: timeoutMs },
         ),
     };
     tools[name] = dynamic;
