@@ -81,26 +81,33 @@ export function durableTools<TOOLS extends ToolSet>(
   tools: TOOLS & StorableToolOutputs<TOOLS>,
   options: DurableToolOptionsByName<TOOLS> = {},
 ): TOOLS {
+  return wrapTools('durableTools()', tools, options as Record<string, DurableToolOptions>) as TOOLS;
+}
+
+/** {@link durableTools} for `caller` (`'mcpTools()'`), whose name its errors give. */
+export function wrapTools(
+  caller: string,
+  tools: ToolSet,
+  options: Record<string, DurableToolOptions | undefined>,
+): ToolSet {
   for (const name of Object.keys(options)) {
     if (!(name in tools)) {
       throw new InvalidArgumentError(
-        `durableTools(): options.${name}`,
+        `${caller}: options.${name}`,
         `names no tool; the tools are ${Object.keys(tools).join(', ') || '(none)'}`,
       );
     }
   }
   const wrapped: Record<string, Tool> = {};
-  for (const [name, tool] of Object.entries(tools as ToolSet)) {
-    const own = (options as Record<string, DurableToolOptions | undefined>)[name] ?? {};
-    wrapped[name] = durableTool(name, tool, own);
+  for (const [name, tool] of Object.entries(tools)) {
+    wrapped[name] = durableTool(`${caller}: ${name}`, name, tool, options[name] ?? {});
   }
-  return wrapped as TOOLS;
+  return wrapped;
 }
 
-function durableTool(name: string, tool: Tool, options: DurableToolOptions): Tool {
+function durableTool(where: string, name: string, tool: Tool, options: DurableToolOptions): Tool {
   const execute = tool.execute;
   if (!execute) return tool; // a client-side tool: nothing runs here to record
-  const where = `durableTools(): ${name}`;
   const limiter = limiterOption(options.limiter, `${where}.limiter`);
   const spec = (toolCallId: string, input?: unknown): InlineStepSpec => ({
     name: `${TOOL_STEP_PREFIX}${name}`,

@@ -23,3 +23,12 @@ export { ToolApprovalDeniedError, isToolApprovalDeniedError } from './ToolApprov
 export { classifyModelError, isRetryableModelError, DEFAULT_MODEL_RETRY } from './modelErrors';
 export { durableModelProvider, type DurableModelProviderOptions } from './agentsAdapter';
 export { durableAgentTools, type DurableAgentToolOptions } from './durableAgentTools';
+export {
+  mcpTools,
+  MCP_IDEMPOTENCY_KEY_META,
+  type McpClient,
+  type McpToolDefinition,
+  type McpToolOptionsByName,
+  type McpToolResult,
+} from './mcpTools';
+export { durableMcpTools, type AiSdkMcpClient } from './durableMcpTools';

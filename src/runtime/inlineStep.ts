@@ -28,6 +28,14 @@ export function currentExecution(): object | undefined {
   return RunScope.current()?.run;
 }
 
+/**
+ * The idempotency key of the step whose body is running, or undefined outside one: for
+ * integrations that pass it on when there may be no step, such as `waymark/ai`'s MCP calls.
+ */
+export function currentStepIdempotencyKey(): string | undefined {
+  return RunScope.current()?.step?.idempotencyKey;
+}
+
 /** True in workflow code of a run (not inside a step's body), where a call can be a step. */
 export function inWorkflowCode(): boolean {
   const scope = RunScope.current();

@@ -1,7 +1,8 @@
 import { printOutcome, runWithoutPackages } from '../support/withoutPackages';
 
 const AGENTS = ['@openai/agents', '@openai/agents-core', '@openai/agents-openai'];
-const ALL = ['ai', '@opentelemetry/api', ...AGENTS];
+const MCP = ['@modelcontextprotocol/sdk', '@ai-sdk/mcp'];
+const ALL = ['ai', '@opentelemetry/api', ...AGENTS, ...MCP];
 
 /** What an application imports first: waymark's decorators need the metadata polyfill. */
 const POLYFILL = "require('reflect-metadata');";
@@ -59,5 +60,29 @@ describe('the adapters load their optional packages when they are made', () => {
       `ConfigurationError: ${user} needs the package "@opentelemetry/api" (an optional peer ` +
         'dependency of waymark), which is not installed: npm install @opentelemetry/api',
     );
+  });
+
+  describe('mcpTools()', () => {
+    /** A client with one tool, `echo`, in memory: what mcpTools() calls on an SDK `Client`. */
+    const CLIENT =
+      "{ listTools: async () => ({ tools: [{ name: 'echo', inputSchema: { type: 'object' } }] }), " +
+      'callTool: async ({ arguments: input }) => ({ content: [{ type: "text", text: JSON.stringify(input) }] }) }';
+    const script = `${POLYFILL}
+      (async () => {
+        const tools = await require('./src/ai/index.ts').mcpTools(${CLIENT});
+        const output = await tools.echo.execute({ a: 1 }, { toolCallId: 'call_1', messages: [] });
+        console.log(output.content[0].text);
+      })().catch((error) => console.log(error.name + ': ' + error.message));`;
+
+    it('needs no MCP package: it calls the client it is given', async () => {
+      await expect(runWithoutPackages(MCP, script)).resolves.toBe('{"a":1}');
+    });
+
+    it('names ai', async () => {
+      await expect(runWithoutPackages(['ai'], script)).resolves.toBe(
+        'ConfigurationError: mcpTools() needs the package "ai" (an optional peer dependency ' +
+          'of waymark), which is not installed: npm install ai',
+      );
+    });
   });
 });
