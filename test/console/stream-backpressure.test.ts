@@ -1,56 +1,13 @@
-import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { connect, type Socket } from 'node:net';
-import { resolve } from 'node:path';
-import { createInterface } from 'node:readline';
-import type { Readable, Writable } from 'node:stream';
 import { Waymark } from 'waymark';
 import { createTestDatabase, type Backend, type TestDatabase } from '../support/databases';
 import { seedHistory } from '../support/seedHistory';
 import { seedStream } from '../support/seedStream';
+import { ConsoleProcess } from './support/ConsoleProcess';
 
-const REPO = resolve(__dirname, '../..');
 const CHUNKS = 300_000;
 const RUN_ID = 'long-stream';
 const MB = 2 ** 20;
-
-interface Memory {
-  heapUsed: number;
-  rss: number;
-  maxRss: number;
-}
-
-/** `test/console/support/serveConsole.ts` in a child process, asked for its memory over stdin. */
-class ConsoleProcess {
-  private readonly child: ChildProcessByStdio<Writable, Readable, null>;
-  private readonly lines: AsyncIterator<string>;
-
-  constructor(database: string) {
-    this.child = spawn(
-      process.execPath,
-      ['--expose-gc', '-r', '@swc-node/register', 'test/console/support/serveConsole.ts', database],
-      { cwd: REPO, stdio: ['pipe', 'pipe', 'inherit'] },
-    );
-    this.lines = createInterface({ input: this.child.stdout })[Symbol.asyncIterator]();
-  }
-
-  async next<T>(): Promise<T> {
-    const line = await this.lines.next();
-    if (line.done) throw new Error('the console process ended');
-    return JSON.parse(line.value) as T;
-  }
-
-  memory(): Promise<Memory> {
-    this.child.stdin.write('memory\n');
-    return this.next<Memory>();
-  }
-
-  stop(): Promise<void> {
-    return new Promise((done) => {
-      this.child.once('close', () => done());
-      this.child.stdin.end();
-    });
-  }
-}
 
 describe.each<Backend>(['sqlite-file', 'postgres'])(
   'a stream of 300,000 chunks served by the console on %s',
