@@ -10,6 +10,8 @@ export interface Memory {
   heapUsed: number;
   rss: number;
   maxRss: number;
+  /** The peak since the last {@link ConsoleProcess.mark} (sampled). */
+  peakRss: number;
 }
 
 /** `test/console/support/serveConsole.ts` in a child process, asked for its memory over stdin. */
@@ -30,6 +32,12 @@ export class ConsoleProcess {
     const line = await this.lines.next();
     if (line.done) throw new Error('the console process ended');
     return JSON.parse(line.value) as T;
+  }
+
+  /** The memory now, and the start of what `peakRss` covers. */
+  mark(): Promise<Memory> {
+    this.child.stdin.write('mark\n');
+    return this.next<Memory>();
   }
 
   memory(): Promise<Memory> {
