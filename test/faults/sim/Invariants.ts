@@ -235,14 +235,19 @@ function checkStream(evidence: Evidence, spec: SimSpec, fail: Fail): void {
 function checkOverlap(evidence: Evidence, spans: readonly BodySpan[], fail: Fail): void {
   const { leaseMs, storeRetryTimeoutMs } = evidence.plan;
   const excuseMs = 3 * leaseMs + storeRetryTimeoutMs;
+  const sharedWriteLock = evidence.plan.backend === 'sqlite-file';
   for (const a of spans) {
     for (const b of spans) {
       if (a.body.epoch >= b.body.epoch) continue;
       const from = Math.max(a.body.t, b.body.t);
       if (from >= Math.min(a.end, b.end)) continue;
       const hit = (at: number): boolean => at >= from - excuseMs && at <= from;
+      // SQLite has one write lock for the file: a stopped process that holds it stalls every
+      // other worker's lease renewal, so a stop of any worker excuses a take-over there.
+      const stalls = (f: { worker: number; kind: string }): boolean =>
+        f.worker === a.body.worker || (sharedWriteLock && f.kind === 'sigstop');
       const excused =
-        evidence.injected.some((f) => f.worker === a.body.worker && hit(f.at)) ||
+        evidence.injected.some((f) => stalls(f) && hit(f.at)) ||
         evidence.ledger.some(
           (e) =>
             e.k === 'fault' && e.worker === a.body.worker && e.life === a.body.life && hit(e.t),
