@@ -666,7 +666,7 @@ async function main(): Promise<void> {
     `| ${titles.map(() => '---').join(' | ')} |`,
     ...lines.map((l) => `| ${cols.map((c) => l[c].replace(/\|/g, '\\|')).join(' | ')} |`),
     '',
-    'Targets (issue 7):',
+    'Targets (issues 7 and 24):',
     ...verdicts,
     '',
     `Sections (1-minute load average at each one's end; 2 cores, the bench itself keeps about 2 busy): ${loads.join('; ')}.`,

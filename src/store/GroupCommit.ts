@@ -16,30 +16,53 @@ interface Waiting extends FencedStep {
   readonly settle: (landing: StepLanding) => void;
 }
 
+/** A row's settled commit, waiting to hand its answer to its step. */
+interface Landed {
+  readonly step: Waiting;
+  readonly landing: StepLanding;
+}
+
 /**
  * Group commit of plain checkpoints. With no commit in flight, a row is written at once, as
- * it would be alone: one run waits no longer than today. Rows that arrive while a commit is
- * in flight wait for it, then go together in the next commit, up to the bounds. Each row's
- * promise settles only after the COMMIT that holds it, with its own answer: stored, a
- * duplicate, or its own error (a lost fence fails its step alone).
+ * it would be alone: one run waits no longer than today. Rows that arrive while commits are
+ * in flight wait, then go together in the next commit, up to the bounds. Each row's promise
+ * settles only after the COMMIT that holds it, with its own answer: stored, a duplicate, or
+ * its own error (a lost fence fails its step alone).
+ *
+ * With more than one lane (a server database, whose commits can overlap on separate
+ * connections), the JavaScript of some steps runs while the others' commit is in flight:
+ * a landed commit hands back only the share of its rows that evens out the lanes, and the
+ * rest once the next commit is on the wire. One lane (SQLite, whose writes block the thread)
+ * hands back every row at once.
  */
 export class GroupCommit implements StepInserter {
   private readonly waiting: Waiting[] = [];
-  private inFlight = false;
+  private readonly held: Landed[] = [];
+  /** Rows in each commit in flight. */
+  private readonly inFlight = new Set<{ rows: number }>();
+  private scheduled = false;
 
   constructor(
     private readonly runs: RunStore,
     private readonly batches: StepBatches,
     private readonly bounds: GroupCommitBounds,
+    private readonly lanes: number,
   ) {}
 
   insertStep(row: StepRow, epoch: number): Promise<'inserted' | 'duplicate'> {
-    if (!this.inFlight) {
-      this.inFlight = true;
+    if (this.inFlight.size === 0 && !this.scheduled) {
+      const commit = { rows: 1 };
+      this.inFlight.add(commit);
       const written = this.runs.insertStep(row, epoch);
-      written.then(this.nextAfterThisTurn, this.nextAfterThisTurn);
+      const freed = (): void => {
+        this.inFlight.delete(commit);
+        this.schedule();
+      };
+      written.then(freed, freed);
       return written;
     }
+    // A free lane takes the row in the next commit, at the end of this turn.
+    if (this.inFlight.size < this.lanes) this.schedule();
     return new Promise((resolve, reject) =>
       this.waiting.push({
         row,
@@ -53,44 +76,68 @@ export class GroupCommit implements StepInserter {
   }
 
   /**
-   * The next commit starts once the steps that the last one released have run on to their
+   * The next commits start once the steps that the last one released have run on to their
    * next checkpoints: after this turn's promise callbacks (on SQLite, whose writes are
    * synchronous, they all run in the turn that wrote).
    */
-  private readonly nextAfterThisTurn = (): void => process.nextTick(this.commitWaiting);
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    process.nextTick(this.commitWaiting);
+  }
 
   private readonly commitWaiting = (): void => {
-    const batch = this.take();
-    if (batch.length === 0) {
-      this.inFlight = false;
-      return;
-    }
+    this.scheduled = false;
+    while (this.inFlight.size < this.lanes && this.waiting.length > 0) this.commit(this.take());
+    // The held rows go back once the commits just started are on their way: the drivers
+    // send on a tick queued inside `commit`, which runs before this one.
+    if (this.held.length > 0) process.nextTick(this.releaseHeld);
+  };
+
+  private commit(batch: Waiting[]): void {
+    const commit = { rows: batch.length };
+    this.inFlight.add(commit);
+    const landed = (landings: readonly StepLanding[]): void => {
+      this.inFlight.delete(commit);
+      this.handBack(batch, landings);
+    };
     // One callback settles the rows and schedules the next commit: each `then` is a promise
     // on every checkpoint.
     if (batch.length === 1) {
       const [step] = batch;
       this.runs.insertStep(step.row, step.epoch).then(
-        (value) => this.landed(batch, [{ status: 'fulfilled', value }]),
-        (reason: unknown) => this.landed(batch, [{ status: 'rejected', reason }]),
+        (value) => landed([{ status: 'fulfilled', value }]),
+        (reason: unknown) => landed([{ status: 'rejected', reason }]),
       );
       return;
     }
     this.batches.write(batch).then(
-      (landings) => this.landed(batch, landings),
+      landed,
       // The commit itself failed (after the store's retries): every row of it fails alike.
-      (reason: unknown) =>
-        this.landed(
-          batch,
-          batch.map(() => ({ status: 'rejected', reason })),
-        ),
+      (reason: unknown) => landed(batch.map(() => ({ status: 'rejected', reason }))),
     );
-  };
-
-  /** Settles each row of a commit with its landing, then lets the next commit start. */
-  private landed(batch: readonly Waiting[], landings: readonly StepLanding[]): void {
-    batch.forEach((step, i) => step.settle(landings[i]));
-    this.nextAfterThisTurn();
   }
+
+  /**
+   * Settles a landed commit's rows: all of them with one lane; with more, as many as even out
+   * the next commit with those still in flight, the rest held until the next one has started.
+   */
+  private handBack(batch: readonly Waiting[], landings: readonly StepLanding[]): void {
+    let now = batch.length;
+    if (this.lanes > 1 && batch.length > 1) {
+      let others = 0;
+      for (const commit of this.inFlight) others += commit.rows;
+      now = Math.min(batch.length, Math.ceil((batch.length + others) / 2));
+    }
+    for (let i = 0; i < now; i++) batch[i].settle(landings[i]);
+    for (let i = now; i < batch.length; i++) this.held.push({ step: batch[i], landing: landings[i] });
+    this.schedule();
+  }
+
+  private readonly releaseHeld = (): void => {
+    for (const { step, landing } of this.held.splice(0)) step.settle(landing);
+    this.schedule();
+  };
 
   /** The oldest waiting rows that fit in one commit. */
   private take(): Waiting[] {

@@ -21,6 +21,15 @@ import { SignalStore, type SignalRule } from './SignalStore';
 import { StepBatches } from './StepBatches';
 import { StreamStore } from './StreamStore';
 
+
+/**
+ * Commits of checkpoints in flight at once on PostgreSQL: two connections, so half the steps'
+ * JavaScript runs while the other half commits (about 1.3× the steps per second at 64
+ * concurrent runs, bench/RESULTS.md). MariaDB's two overlapping multi-row inserts under the
+ * foreign-key fence ran slower than one; SQLite writes block the thread.
+ */
+const POSTGRES_LANES = 2;
+
 /** What the repositories need beyond the database handle, given once by the runtime. */
 export interface StoresSettings {
   /** Refuses operator actions (retry, resolve, cancel) once the runtime is closing. */
@@ -82,7 +91,12 @@ export class Stores {
     this.runs = new RunStore(db);
     this.checkpoints =
       settings.groupCommit && !db.inTransaction
-        ? new GroupCommit(this.runs, new StepBatches(db, this.runs), settings.groupCommit)
+        ? new GroupCommit(
+            this.runs,
+            new StepBatches(db, this.runs),
+            settings.groupCommit,
+            db.dialect === 'postgres' ? POSTGRES_LANES : 1,
+          )
         : this.runs;
     this.leases = new Leases(db, this.runs);
     this.runClaims = new RunClaims(db);

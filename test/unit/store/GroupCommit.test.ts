@@ -94,7 +94,7 @@ const inserted = (n: number): StepLanding[] =>
 describe('GroupCommit', () => {
   it('writes the first row alone and at once, and answers with the store’s answer', async () => {
     const store = new FakeStore();
-    const queue = new GroupCommit(store.runs, store.stepBatches, WIDE);
+    const queue = new GroupCommit(store.runs, store.stepBatches, WIDE, 1);
     const first = queue.insertStep(row('a'), 7);
     expect(store.alone.map((a) => [a.row.runId, a.epoch])).toEqual([['a', 7]]);
     store.alone[0].write.resolve('duplicate');
@@ -105,7 +105,7 @@ describe('GroupCommit', () => {
 
   it('holds the rows that arrive during a commit, then writes them together in one batch', async () => {
     const store = new FakeStore();
-    const queue = new GroupCommit(store.runs, store.stepBatches, WIDE);
+    const queue = new GroupCommit(store.runs, store.stepBatches, WIDE, 1);
     const first = queue.insertStep(row('a'), 1);
     const rest = ['b', 'c', 'd'].map((runId, i) => queue.insertStep(row(runId), 10 + i));
     await settle();
@@ -131,7 +131,7 @@ describe('GroupCommit', () => {
 
   it('lets the steps a commit released reach their next checkpoints before the next commit starts', async () => {
     const store = new FakeStore();
-    const queue = new GroupCommit(store.runs, store.stepBatches, WIDE);
+    const queue = new GroupCommit(store.runs, store.stepBatches, WIDE, 1);
     const first = queue.insertStep(row('a'), 1);
     // As steps do: the answer of one checkpoint runs on to the next, in a promise callback.
     const onward = ['b', 'c'].map((runId) =>
@@ -156,7 +156,7 @@ describe('GroupCommit', () => {
 
   it('writes at most maxRows rows in one commit, the oldest first, and a last one alone', async () => {
     const store = new FakeStore();
-    const queue = new GroupCommit(store.runs, store.stepBatches, { ...WIDE, maxRows: 2 });
+    const queue = new GroupCommit(store.runs, store.stepBatches, { ...WIDE, maxRows: 2 }, 1);
     const first = queue.insertStep(row('a'), 1);
     const rest = ['b', 'c', 'd', 'e', 'f'].map((runId) => queue.insertStep(row(runId), 1));
     store.alone[0].write.resolve('inserted');
@@ -180,7 +180,7 @@ describe('GroupCommit', () => {
 
   it('writes at most maxBytes of values in one commit, and a row larger than that alone', async () => {
     const store = new FakeStore();
-    const queue = new GroupCommit(store.runs, store.stepBatches, { maxRows: 500, maxBytes: 1024 });
+    const queue = new GroupCommit(store.runs, store.stepBatches, { maxRows: 500, maxBytes: 1024 }, 1);
     const small = (runId: string) => row(runId, 'x'.repeat(400));
     const first = queue.insertStep(row('a'), 1);
     const rest = [
@@ -215,7 +215,7 @@ describe('GroupCommit', () => {
 
   it('fails every row of a batch whose commit failed, then goes on with the next rows', async () => {
     const store = new FakeStore();
-    const queue = new GroupCommit(store.runs, store.stepBatches, WIDE);
+    const queue = new GroupCommit(store.runs, store.stepBatches, WIDE, 1);
     const first = queue.insertStep(row('a'), 1);
     const batch = [queue.insertStep(row('b'), 1), queue.insertStep(row('c'), 1)];
     store.alone[0].write.resolve('inserted');
@@ -237,7 +237,7 @@ describe('GroupCommit', () => {
 
   it('fails only the row the batch refused (a lost fence), not its neighbours', async () => {
     const store = new FakeStore();
-    const queue = new GroupCommit(store.runs, store.stepBatches, WIDE);
+    const queue = new GroupCommit(store.runs, store.stepBatches, WIDE, 1);
     const first = queue.insertStep(row('a'), 1);
     const batch = ['b', 'lost', 'c'].map((runId) => queue.insertStep(row(runId), 1));
     store.alone[0].write.resolve('inserted');
@@ -255,7 +255,7 @@ describe('GroupCommit', () => {
 
   it('goes on after the row written alone failed: that row fails, the waiting ones commit', async () => {
     const store = new FakeStore();
-    const queue = new GroupCommit(store.runs, store.stepBatches, WIDE);
+    const queue = new GroupCommit(store.runs, store.stepBatches, WIDE, 1);
     const first = queue.insertStep(row('a'), 1);
     const waiting = [queue.insertStep(row('b'), 1), queue.insertStep(row('c'), 1)];
     store.alone[0].write.reject(new LeaseLostError('a', 1));
@@ -268,7 +268,7 @@ describe('GroupCommit', () => {
 
   it('writes the next row at once again after the queue emptied', async () => {
     const store = new FakeStore();
-    const queue = new GroupCommit(store.runs, store.stepBatches, WIDE);
+    const queue = new GroupCommit(store.runs, store.stepBatches, WIDE, 1);
     const first = queue.insertStep(row('a'), 1);
     const batch = [queue.insertStep(row('b'), 1), queue.insertStep(row('c'), 1)];
     store.alone[0].write.resolve('inserted');
@@ -284,5 +284,91 @@ describe('GroupCommit', () => {
     await expect(alone).resolves.toBe('inserted');
     await settle();
     expect(store.batches).toHaveLength(1);
+  });
+
+  describe('with two lanes (PostgreSQL: commits overlap on two connections)', () => {
+    it('starts a second commit for the rows that arrive while one is in flight, never a third', async () => {
+      const store = new FakeStore();
+      const queue = new GroupCommit(store.runs, store.stepBatches, WIDE, 2);
+      const first = queue.insertStep(row('a'), 1);
+      const second = ['b', 'c'].map((runId) => queue.insertStep(row(runId), 1));
+      await settle();
+      expect(store.aloneRuns()).toEqual(['a']);
+      expect(store.batchRuns()).toEqual([['b', 'c']]);
+      // Both lanes busy: these wait for a commit to land.
+      const third = ['d', 'e'].map((runId) => queue.insertStep(row(runId), 1));
+      await settle();
+      expect(store.batchRuns()).toEqual([['b', 'c']]);
+      expect(await states(third)).toEqual(['pending', 'pending']);
+
+      store.alone[0].write.resolve('inserted');
+      await expect(first).resolves.toBe('inserted');
+      await settle();
+      expect(store.batchRuns()).toEqual([
+        ['b', 'c'],
+        ['d', 'e'],
+      ]);
+      store.batches[0].write.resolve(inserted(2));
+      store.batches[1].write.resolve(inserted(2));
+      expect(await states([...second, ...third])).toEqual(Array(4).fill('inserted'));
+    });
+
+    it('hands back a landed commit’s rows in two shares: the second after the next commit started', async () => {
+      const store = new FakeStore();
+      const queue = new GroupCommit(store.runs, store.stepBatches, WIDE, 2);
+      const order: string[] = [];
+      const realWrite = store.stepBatches.write.bind(store.stepBatches);
+      store.stepBatches.write = (steps) => {
+        order.push(`commit ${steps.map((s) => s.row.runId).join(' ')}`);
+        return realWrite(steps);
+      };
+      const first = queue.insertStep(row('a'), 1);
+      // Four runs whose checkpoints run on to the next ones, as steps do.
+      const onward = ['b', 'c', 'd', 'e'].map((runId) =>
+        queue.insertStep(row(runId), 1).then((answer) => {
+          order.push(`${runId} answered`);
+          return queue.insertStep(row(`${runId}2`), 1).then(() => answer);
+        }),
+      );
+      await settle();
+      store.alone[0].write.resolve('inserted');
+      await first;
+      await settle();
+      order.length = 0;
+      // Nothing else in flight: half the rows now, half once their neighbours' commit is off.
+      store.batches[0].write.resolve(inserted(4));
+      await settle();
+      expect(order).toEqual([
+        'b answered',
+        'c answered',
+        'commit b2 c2',
+        'd answered',
+        'e answered',
+        'commit d2 e2',
+      ]);
+      store.batches[1].write.resolve(inserted(2));
+      store.batches[2].write.resolve(inserted(2));
+      await expect(Promise.all(onward)).resolves.toEqual(Array(4).fill('inserted'));
+    });
+
+    it('keeps each held row’s own answer: a lost fence fails only its step', async () => {
+      const store = new FakeStore();
+      const queue = new GroupCommit(store.runs, store.stepBatches, WIDE, 2);
+      const first = queue.insertStep(row('a'), 1);
+      const batch = ['b', 'c', 'lost', 'd'].map((runId) => queue.insertStep(row(runId), 1));
+      await settle();
+      store.alone[0].write.resolve('inserted');
+      await first;
+      await settle();
+      store.batches[0].write.resolve([
+        { status: 'fulfilled', value: 'inserted' },
+        { status: 'fulfilled', value: 'duplicate' },
+        { status: 'rejected', reason: new LeaseLostError('lost', 1) },
+        { status: 'fulfilled', value: 'inserted' },
+      ]);
+      const seen = await states(batch);
+      expect([seen[0], seen[1], seen[3]]).toEqual(['inserted', 'duplicate', 'inserted']);
+      await expect(batch[2]).rejects.toBeInstanceOf(LeaseLostError);
+    });
   });
 });
