@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packTarball, type PackedTarball } from './support/packTarball';
-import { readmeBlock } from './support/readme';
+import { readmeBlock, readmeSection } from './support/readme';
 
 /**
  * The README, verbatim: the packed tarball installed with the Install section's commands
@@ -126,6 +126,15 @@ describe('the README, as a new user follows it', () => {
     expect(installOutput).not.toContain('waymark@'); // no prepare/install script of waymark to run
     expect(existsSync(join(app, 'node_modules', 'waymark', 'dist', 'index.js'))).toBe(true);
     expect(existsSync(join(app, 'node_modules', 'pg'))).toBe(false);
+  });
+
+  it('explains in Install the install-script warning npm prints for better-sqlite3', () => {
+    // npm 11 prints it (install scripts need approval); npm 10 does not, and has nothing to explain.
+    const warned = /install-scripts[^\n]*\n[^\n]*better-sqlite3/.test(installOutput);
+    const explained = readmeSection('Install').includes(
+      'npm install-scripts approve better-sqlite3',
+    );
+    expect({ warned, explained: warned && explained }).toEqual({ warned, explained: warned });
   });
 
   describe.each([
