@@ -16,16 +16,20 @@ class ResearchAgent {
 
   @Step()
   async search(topic: string): Promise<string[]> {
+    console.log('running search');
     return [`https://example.org/${topic}`];
   }
 
   @Step()
   async read(urls: string[]): Promise<string[]> {
+    console.log('running read');
+    await new Promise((resolve) => setTimeout(resolve, 3000)); // a slow fetch: time to kill -9
     return urls.map((url) => `notes from ${url}`);
   }
 
   @Step()
   async summarize(notes: string[]): Promise<string> {
+    console.log('running summarize');
     return `${notes.length} source(s), run ${this.ctx.runId}`;
   }
 }

@@ -4,6 +4,8 @@
  *
  * @packageDocumentation
  */
+// tsyringe throws at load without the metadata polyfill, and this entry point may be loaded first.
+import 'reflect-metadata';
 
 export { durableModel, durableMiddleware, type DurableModelOptions } from './durableModel';
 export type { LanguageModelV3 } from './modelTypes';

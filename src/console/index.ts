@@ -4,6 +4,8 @@
  *
  * @packageDocumentation
  */
+// tsyringe throws at load without the metadata polyfill, and this entry point may be loaded first.
+import 'reflect-metadata';
 export { generateToken } from './bearerToken';
 export type { ConsoleRole } from './ConsoleRole';
 export { hashConsoleToken, parseConsoleTokens, type ConsoleTokenHash } from './consoleTokens';

@@ -5,6 +5,8 @@
  *
  * @packageDocumentation
  */
+// tsyringe throws at load without the metadata polyfill, and this entry point may be loaded first.
+import 'reflect-metadata';
 
 export { waymarkMigrations } from '../store/migrations';
 export { Migrator, type MigratorOptions } from '../store/migrations/Migrator';

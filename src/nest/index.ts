@@ -5,6 +5,8 @@
  *
  * @packageDocumentation
  */
+// tsyringe throws at load without the metadata polyfill, and this entry point may be loaded first.
+import 'reflect-metadata';
 // First: a missing @nestjs package is named, with how to install it, before anything needs it.
 import './nestPackages';
 
