@@ -15,6 +15,7 @@ import {
 } from 'waymark';
 import { injectable } from 'tsyringe';
 import { WorkerProcess } from '../crash/support/WorkerProcess';
+import { Migrator, waymarkMigrations } from 'waymark/migrations';
 import { ALL_BACKENDS, createTestDatabase, type TestDatabase } from '../support/databases';
 
 const SENDER = 'test/integration/fixtures/signalSender.ts';
@@ -178,6 +179,41 @@ describe.each(ALL_BACKENDS)('signals with idempotency keys on %s', (backend) => 
     } finally {
       if (raw !== database) await raw.destroy();
     }
+  });
+
+  it('an upgrade to M0012 keeps the signals stored before it, and keys work after it', async () => {
+    const runId = id();
+    await runtime.start(Inbox, 'collect', [9], { runId });
+    await waiting(runId);
+    // A name the run never waits for: the signals stay stored.
+    await runtime.signal(runId, 'note', 'stored before');
+    await runtime.signal(runId, 'note', 'stored before');
+    const raw =
+      database instanceof DataSource
+        ? database
+        : await new DataSource(dataSourceOptionsFromUrl(db.url)).initialize();
+    try {
+      // Back to the schema before M0012, with its signals, then migrated as an upgrade would.
+      const M0012 = waymarkMigrations.at(-1)!;
+      const runner = raw.createQueryRunner();
+      try {
+        await new M0012().down(runner);
+      } finally {
+        await runner.release();
+      }
+      await raw.query(`DELETE FROM waymark_migrations WHERE name = '${new M0012().name}'`);
+      expect(await new Migrator(raw).pending()).toEqual(['M0012AddSignalKeys']);
+      expect(await new Migrator(raw).migrate()).toEqual(['M0012AddSignalKeys']);
+    } finally {
+      if (raw !== database) await raw.destroy();
+    }
+    expect(await runtime.handle(runId).pendingSignals('note')).toHaveLength(2);
+    const key = { idempotencyKey: 'after-upgrade' };
+    const receipts = [
+      await runtime.signal(runId, 'note', 'keyed', key),
+      await runtime.signal(runId, 'note', 'keyed', key),
+    ];
+    expect(receipts).toEqual([{ duplicate: false }, { duplicate: true }]);
   });
 
   it('a malformed key or options object is a clear error, and nothing is stored', async () => {
