@@ -38,8 +38,12 @@ export class ChatAgent {
       }
       await this.ctx.step('turn', () => this.open(turn, message));
       messages.push({ role: 'user', content: message.text });
-      // maxRetries 0: waymark retries the model call, with attempts that survive a crash.
-      const answer = await streamText({ model, messages, maxRetries: 0 }).text;
+      const answer = await streamText({
+        model,
+        messages,
+        maxRetries: 0, // waymark retries the model call, with attempts that survive a crash
+        onError: () => undefined, // a failure rejects `.text`, and the run handles it there
+      }).text;
       messages.push({ role: 'assistant', content: answer });
       await this.ctx.step('reply', () => this.close(turn, message, answer));
     }

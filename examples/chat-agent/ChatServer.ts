@@ -22,7 +22,10 @@ const MAX_BODY = 64 * 1024;
  *   by its id (`{ duplicate: true }` when it was sent already); starts the conversation's run
  *   on its first message.
  * - `GET /conversations/:id/transcript?cursor=&limit=`: answered turns, a page at a time, and a
- *   stream token for the page to read the conversation's stream with.
+ *   stream token for the page to read the conversation's stream with (`started: false` before
+ *   the first message: there is no run, nor stream, yet).
+ * - `GET /conversations/:id/token`: a new stream token (a restarted server may not take the
+ *   page's).
  * - `GET /streams/:id/chat?token=&from=`: the stream, as server-sent events.
  */
 export function createChatServer(runtime: WaymarkRuntime): Server {
@@ -46,7 +49,7 @@ async function route(
     res.end(await readFile(join(PUBLIC, asset[0])));
     return;
   }
-  const match = /^\/conversations\/([^/]+)\/(messages|transcript)$/.exec(path);
+  const match = /^\/conversations\/([^/]+)\/(messages|transcript|token)$/.exec(path);
   if (!match) return send(res, 404, { error: 'not found' });
   const conversationId = decodeURIComponent(match[1] ?? '');
   if (match[2] === 'messages' && req.method === 'POST') {
@@ -60,16 +63,25 @@ async function route(
     if (!Number.isInteger(cursor) || cursor < 0 || !Number.isInteger(limit) || limit < 1) {
       return send(res, 400, { error: 'cursor and limit must be whole numbers' });
     }
-    const page = await readTranscript(runtime, conversationId, cursor, limit).catch(
+    const page = await readTranscript(runtime, conversationId, cursor, limit).then(
+      (read) => ({ ...read, started: true }),
       (error: unknown) => {
-        if (isRunNotFoundError(error)) return { turns: [], nextCursor: null };
+        if (isRunNotFoundError(error)) return { turns: [], nextCursor: null, started: false };
         throw error;
       },
     );
-    const token = runtime.streamToken(conversationId, CHAT_STREAM, { expiresIn: '1h' });
-    return send(res, 200, { ...page, stream: { name: CHAT_STREAM, token } });
+    return send(res, 200, { ...page, stream: streamOf(runtime, conversationId) });
+  }
+  if (match[2] === 'token' && req.method === 'GET') {
+    return send(res, 200, streamOf(runtime, conversationId));
   }
   send(res, 405, { error: `${req.method ?? ''} is not allowed here` });
+}
+
+/** The conversation's stream, and a token good for reading it (and nothing else) for an hour. */
+function streamOf(runtime: WaymarkRuntime, conversationId: string) {
+  const token = runtime.streamToken(conversationId, CHAT_STREAM, { expiresIn: '1h' });
+  return { name: CHAT_STREAM, token };
 }
 
 /** Signals the message, keyed by its id; the conversation's run is started on its first. */

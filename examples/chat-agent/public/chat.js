@@ -92,16 +92,19 @@
 
   async function reconnect() {
     try {
-      read((await json(`${base}/transcript?cursor=2147483647&limit=1`)).stream.token);
+      read((await json(`${base}/token`)).token);
     } catch {
       setTimeout(reconnect, 1000);
     }
   }
 
+  let token;
+  let started = false;
+
   async function load() {
-    let token;
     for (let cursor = 0; cursor !== null;) {
       const page = await json(`${base}/transcript?cursor=${cursor}&limit=50`);
+      started = page.started;
       for (const turn of page.turns) {
         showTurn(turn.turn, turn.user, turn.answer, 'done');
         begun.add(turn.messageId);
@@ -110,7 +113,8 @@
       token = page.stream.token;
       cursor = page.nextCursor;
     }
-    read(token);
+    // A new conversation has no stream until its first message starts the run.
+    if (started) read(token);
     document.body.dataset.loaded = 'true';
   }
 
@@ -123,11 +127,13 @@
       $('queued').append(element);
       queued.set(id, element);
     }
-    return json(`${base}/messages`, {
+    const receipt = await json(`${base}/messages`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ id, text }),
     });
+    if (!events) read(token);
+    return receipt;
   }
 
   $('composer').addEventListener('submit', (event) => {
