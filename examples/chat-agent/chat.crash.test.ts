@@ -77,7 +77,12 @@ describe.each(BACKENDS)('examples/chat-agent: SIGKILL mid-answer on %s', (backen
     const conversation = `crash-${backend}`;
     const first = await startServer(db.url);
     servers.push(first.server);
-    expect(await post(first.origin, conversation, 'm1', 'first')).toEqual({ duplicate: false });
+    // The first message twice at once: both find no run, both start it, one turn is stored.
+    const firsts = await Promise.all([
+      post(first.origin, conversation, 'm1', 'first'),
+      post(first.origin, conversation, 'm1', 'first'),
+    ]);
+    expect(firsts.map((r) => r.duplicate).sort()).toEqual([false, true]);
     const [turn0] = await turnsOnceThere(first.origin, conversation, 1);
     expect(turn0).toMatchObject({ turn: 0, messageId: 'm1', answer: scriptedAnswer('first', 0) });
 
