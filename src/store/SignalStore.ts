@@ -4,6 +4,7 @@ import { RunNotFoundError } from '../errors/RunNotFoundError';
 import type { StepRow } from './rows';
 import { isTerminalStatus, type RunStatus } from '../model/RunStatus';
 import type { Database } from './connection/Database';
+import { isDuplicateKey } from './connection/Dialect';
 import { RunStore } from './RunStore';
 import { assertRunId, assertSignalKey, assertSignalName } from '../model/identifiers';
 import type { LockedRun } from '../model/toolApprovalSignals';
@@ -61,10 +62,22 @@ export class SignalStore {
    * already, nothing is and that one is answered instead.
    */
   async send(signal: OutgoingSignal, now: number): Promise<SendOutcome> {
-    const { runId, name, payload, key, decision } = signal;
+    const { runId, name, key } = signal;
     assertRunId(runId, 'signal(): runId');
     assertSignalName(name, 'signal(): name');
     if (key !== undefined) assertSignalKey(key, 'signal(): idempotencyKey');
+    try {
+      return await this.store(signal, now);
+    } catch (error) {
+      // The unique index, behind the run lock (which serializes sends, so this is a backstop):
+      // a send of the key that committed first.
+      if (key !== undefined && isDuplicateKey(error)) return { kind: 'duplicate' };
+      throw error;
+    }
+  }
+
+  private async store(signal: OutgoingSignal, now: number): Promise<SendOutcome> {
+    const { runId, name, payload, key, decision } = signal;
     return this.db.transaction(`signal run "${runId}"`, async (tx) => {
       const run = await this.lockRun(tx, runId);
       if (!run) throw new RunNotFoundError(runId);
