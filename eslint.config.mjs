@@ -12,6 +12,8 @@ export default tseslint.config(
       '**/.tmp/',
       '*.js',
       '*.mjs',
+      // Pages' scripts an example serves as they are (plain browser JavaScript, no build step).
+      'examples/*/public/',
       // The docs site: VitePress's build output and cache, and its config (plain JavaScript).
       'docs/.vitepress/cache/',
       'docs/.vitepress/dist/',

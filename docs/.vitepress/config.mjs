@@ -26,6 +26,7 @@ export const sidebar = [
       { text: 'The AI SDK', link: '/guides/ai-sdk' },
       { text: 'The OpenAI Agents SDK', link: '/guides/openai-agents' },
       { text: 'Streams', link: '/guides/streams' },
+      { text: 'Conversations as runs', link: '/guides/conversations' },
       { text: 'Replaying runs', link: '/guides/replay' },
       { text: 'Schedules, deadlines and fan-out', link: '/guides/schedules' },
       { text: 'Queues and limiters', link: '/guides/queues' },

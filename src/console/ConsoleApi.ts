@@ -159,18 +159,25 @@ export class ConsoleApi {
   }
 
   /**
-   * Sends the signal in `body` (`{ name, payload? }`) to the run, as decided by the token
-   * named `decidedBy`: an object payload (or none) carries `decidedBy`, so the wait that
-   * takes it records in the run's history who decided, and when.
+   * Sends the signal in `body` (`{ name, payload?, idempotencyKey? }`) to the run, as decided
+   * by the token named `decidedBy`: an object payload (or none) carries `decidedBy`, so the
+   * wait that takes it records in the run's history who decided, and when. `duplicate`: the
+   * key had been sent already, and nothing was stored.
    */
   async signal(
     runId: string,
     body: unknown,
     decidedBy: string,
-  ): Promise<{ runId: string; signal: string }> {
-    const { name, payload } = parseSignalRequest(body);
-    await this.runtime.signal(runId, name, withDecidedBy(payload, decidedBy));
-    return { runId, signal: name };
+  ): Promise<{ runId: string; signal: string; duplicate: boolean }> {
+    const { name, payload, idempotencyKey } = parseSignalRequest(body);
+    const options = idempotencyKey === undefined ? undefined : { idempotencyKey };
+    const { duplicate } = await this.runtime.signal(
+      runId,
+      name,
+      withDecidedBy(payload, decidedBy),
+      options,
+    );
+    return { runId, signal: name, duplicate };
   }
 
   /**

@@ -1,5 +1,5 @@
 import { isInvalidArgumentError } from '../errors/InvalidArgumentError';
-import { assertSignalName } from '../model/identifiers';
+import { assertSignalKey, assertSignalName } from '../model/identifiers';
 import { MAX_SEQ } from '../model/HistoryPage';
 import { type HistoryPageOptions } from '../model/HistoryPage';
 import type { ListRunsOptions } from '../model/RunRecords';
@@ -12,6 +12,8 @@ export interface SignalRequest {
   name: string;
   /** Any JSON; the workflow's `waitForSignal()` returns it. */
   payload?: unknown;
+  /** Stored at most once per run, name and key (`signal(…, { idempotencyKey })`). */
+  idempotencyKey?: string;
 }
 
 /** The body of `POST /api/runs/:id/cancel`, which may be empty. */
@@ -114,16 +116,25 @@ function wholeNumber(
   return Number(text);
 }
 
-/** Checks the body of a signal request: `{ name, payload? }` and nothing else. */
+/** Checks the body of a signal request: `{ name, payload?, idempotencyKey? }` and nothing else. */
 export function parseSignalRequest(body: unknown): SignalRequest {
-  const record = objectBody(body, ['name', 'payload'], '{ "name": "approval", "payload": … }');
-  const { name } = record;
+  const record = objectBody(
+    body,
+    ['name', 'payload', 'idempotencyKey'],
+    '{ "name": "approval", "payload": …, "idempotencyKey"?: "…" }',
+  );
+  const { name, idempotencyKey } = record;
   try {
     assertSignalName(name, '"name"');
+    if (idempotencyKey !== undefined) assertSignalKey(idempotencyKey, '"idempotencyKey"');
   } catch (error) {
     throw isInvalidArgumentError(error) ? badRequest(error.message) : error;
   }
-  return { name, ...('payload' in record ? { payload: record.payload } : {}) };
+  return {
+    name,
+    ...('payload' in record ? { payload: record.payload } : {}),
+    ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+  };
 }
 
 /** Checks the body of a cancel request: empty, or `{ reason? }`. */

@@ -15,6 +15,12 @@ export const MAX_RUN_ID_LENGTH = 255;
 export const MAX_SIGNAL_NAME_LENGTH = 200;
 
 /**
+ * The longest signal idempotency key. The key is stored in a unique index with the run id
+ * and the signal name; 200 keeps that index within MySQL's 3072-byte limit for utf8mb4.
+ */
+export const MAX_SIGNAL_KEY_LENGTH = 200;
+
+/**
  * Run ids the console could not address: a browser resolves `.` and `..` in
  * `/api/runs/<id>` as path segments before the request is sent.
  */
@@ -62,6 +68,23 @@ export function assertRunId(id: unknown, where: string): asserts id is string {
  */
 export function assertSignalName(name: unknown, where: string): asserts name is string {
   assertText(name, where, MAX_SIGNAL_NAME_LENGTH);
+}
+
+/**
+ * Checks a signal's idempotency key (`signal(…, { idempotencyKey })`, the console's
+ * `idempotencyKey`, the CLI's `--key`): a string of 1 to {@link MAX_SIGNAL_KEY_LENGTH}
+ * characters, well-formed Unicode, without the NUL character. An empty key is refused: it
+ * would make every keyless retry of a client a duplicate of the first.
+ *
+ * @throws {@link InvalidArgumentError} naming `where`, the key and what is wrong with it.
+ *
+ * @example
+ * ```ts
+ * assertSignalKey('msg-7f3a', 'signal(): idempotencyKey');
+ * ```
+ */
+export function assertSignalKey(key: unknown, where: string): asserts key is string {
+  assertText(key, where, MAX_SIGNAL_KEY_LENGTH);
 }
 
 /**

@@ -6,6 +6,7 @@ export {
   assertRunId,
   assertSignalName,
   MAX_RUN_ID_LENGTH,
+  MAX_SIGNAL_KEY_LENGTH,
   MAX_SIGNAL_NAME_LENGTH,
 } from './identifiers';
 export type {

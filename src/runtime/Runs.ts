@@ -22,6 +22,8 @@ import type { RunStarter, StartCallOptions, Started } from './execution/RunStart
 import type { RunWaiters } from './execution/RunWaiters';
 import { identityOf, type ResolveInstance, type StoredCalls } from './execution/StoredCalls';
 import type { WorkflowCall } from './execution/WorkflowCall';
+import { signalKeyOf } from './signalKeyOf';
+import type { SignalOptions, SignalReceipt } from './SignalOptions';
 import type { StartOptions } from './StartOptions';
 import { timingOf } from './startTiming';
 import { workflowPlan } from './workflowPlan';
@@ -95,19 +97,29 @@ export class Runs {
 
   /**
    * Stores signal `name` for `runId` (checked to exist and not to have ended); wakes its wait
-   * here. A decision (`approve:<toolCallId>`) whose request was decided already is refused
-   * with {@link AlreadyDecidedError}.
+   * here. With an `idempotencyKey` taken already, nothing is stored: `{ duplicate: true }`. A
+   * decision (`approve:<toolCallId>`) whose request was decided already is refused with
+   * {@link AlreadyDecidedError}.
    */
-  async signal(runId: string, name: string, payload: unknown): Promise<void> {
+  async signal(
+    runId: string,
+    name: string,
+    payload: unknown,
+    options: SignalOptions | undefined,
+  ): Promise<SignalReceipt> {
     const { codec, signals, clock, waiters } = this.deps;
+    const key = signalKeyOf(options);
     const decision = decisionOf(name, payload);
     const encoded = codec.encode(payload, 'payload');
-    const earlier = await signals.send(runId, name, encoded, clock.now(), decision);
-    if (earlier) {
+    const sent = await signals.send({ runId, name, payload: encoded, key, decision }, clock.now());
+    if (sent.kind === 'decided') {
+      const { earlier } = sent;
       const decidedBy = deciderOf(codec.decode(earlier.payload, `signal "${name}" payload`));
       throw new AlreadyDecidedError(runId, name, decidedBy, earlier.sentAt);
     }
+    if (sent.kind === 'duplicate') return { duplicate: true };
     waiters.wake(runId);
+    return { duplicate: false };
   }
 
   /** Executes a run a worker here claimed (`row` as claimed), in the worker's `slot`. */

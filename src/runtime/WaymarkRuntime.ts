@@ -18,6 +18,7 @@ import type { Replay, ReplayOptions } from './Replays';
 import type { RunHandle } from './RunHandle';
 import type { RuntimeServices } from './RuntimeServices';
 import type { ScheduleInfo, ScheduleOptions } from './Schedules';
+import type { SignalOptions, SignalReceipt } from './SignalOptions';
 import type { StartOptions } from './StartOptions';
 import type { ReadStreamOptions, StreamEntries, StreamTokenOptions } from './streams/StreamEntry';
 import type { WorkerHandle, WorkerOptions } from './Worker';
@@ -149,10 +150,18 @@ export class WaymarkRuntime {
   /**
    * Sends signal `name` with `payload` to a run: stored in the same transaction that checks
    * the run exists and has not ended, so it is never lost; a run waiting for it is woken.
-   * @example `await runtime.signal('po-1234', 'approval', { approved: true, by: 'dana' });`
+   * With `idempotencyKey`, the run gets one signal per name and key: a repeat (a client's
+   * retry, a double click) stores nothing and answers `{ duplicate: true }`, also once the
+   * first was taken or the run ended.
+   * @example `await runtime.signal('chat-42', 'message', msg, { idempotencyKey: msg.id });`
    */
-  async signal(runId: string, name: string, payload?: unknown): Promise<void> {
-    await this.services.runs.signal(runId, name, payload);
+  async signal(
+    runId: string,
+    name: string,
+    payload?: unknown,
+    options?: SignalOptions,
+  ): Promise<SignalReceipt> {
+    return this.services.runs.signal(runId, name, payload, options);
   }
 
   /**

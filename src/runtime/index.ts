@@ -8,6 +8,7 @@ export * from './StepInterceptor';
 export * from './Waymark';
 export { WaymarkRuntime } from './WaymarkRuntime';
 export type { ArgsOf, AsyncMethodOf, ResultOf } from './WorkflowMethod';
+export type { SignalOptions, SignalReceipt } from './SignalOptions';
 export type { StartOptions } from './StartOptions';
 export type { ForkOptions, ResumeOptions } from './OperatorActions';
 export type { Replay, ReplayOptions } from './Replays';

@@ -4,8 +4,9 @@ import { RunNotFoundError } from '../errors/RunNotFoundError';
 import type { StepRow } from './rows';
 import { isTerminalStatus, type RunStatus } from '../model/RunStatus';
 import type { Database } from './connection/Database';
+import { isDuplicateKey } from './connection/Dialect';
 import { RunStore } from './RunStore';
-import { assertRunId, assertSignalName } from '../model/identifiers';
+import { assertRunId, assertSignalKey, assertSignalName } from '../model/identifiers';
 import type { LockedRun } from '../model/toolApprovalSignals';
 import type { Decision } from '../model/approvalDecision';
 import { EarlierDecisions, type EarlierDecision } from './EarlierDecisions';
@@ -24,6 +25,21 @@ export interface PendingSignal {
  */
 export type SignalRule = (runId: string, name: string, run: LockedRun) => void;
 
+/** A signal to store: its payload encoded already. */
+export interface OutgoingSignal {
+  runId: string;
+  name: string;
+  payload: string;
+  /** The idempotency key: at most one signal per run, name and key is stored. */
+  key: string | undefined;
+  /** The approval decision the signal carries (`approve:<toolCallId>`). */
+  decision: Decision | undefined;
+}
+
+/** What {@link SignalStore.send} did: stored it, found its key taken, or found a decision. */
+export type SendOutcome =
+  { kind: 'stored' } | { kind: 'duplicate' } | { kind: 'decided'; earlier: EarlierDecision };
+
 /** The most pending signals {@link SignalStore.pending} reads. */
 const MAX_PENDING = 100;
 
@@ -39,35 +55,49 @@ export class SignalStore {
   ) {}
 
   /**
-   * Stores a signal for `runId` and wakes the run if it waits for this signal. A `decision`
-   * is stored only as the first for its request: when one was stored already, nothing is and
-   * that one is answered instead.
+   * Stores a signal and wakes the run if it waits for this signal. A signal with a `key` is
+   * stored only as the first with its run, name and key (the run row locked first, and a
+   * unique index behind that): a repeat stores nothing, even after the run took the first or
+   * ended. A `decision` is stored only as the first for its request: when one was stored
+   * already, nothing is and that one is answered instead.
    */
-  async send(
-    runId: string,
-    name: string,
-    payload: string,
-    now: number,
-    decision?: Decision,
-  ): Promise<EarlierDecision | undefined> {
+  async send(signal: OutgoingSignal, now: number): Promise<SendOutcome> {
+    const { runId, name, key } = signal;
     assertRunId(runId, 'signal(): runId');
     assertSignalName(name, 'signal(): name');
+    if (key !== undefined) assertSignalKey(key, 'signal(): idempotencyKey');
+    try {
+      return await this.store(signal, now);
+    } catch (error) {
+      // The unique index, behind the run lock (which serializes sends, so this is a backstop):
+      // a send of the key that committed first.
+      if (key !== undefined && isDuplicateKey(error)) return { kind: 'duplicate' };
+      throw error;
+    }
+  }
+
+  private async store(signal: OutgoingSignal, now: number): Promise<SendOutcome> {
+    const { runId, name, payload, key, decision } = signal;
     return this.db.transaction(`signal run "${runId}"`, async (tx) => {
       const run = await this.lockRun(tx, runId);
       if (!run) throw new RunNotFoundError(runId);
+      if (key !== undefined && (await this.keyTaken(tx, runId, name, key))) {
+        return { kind: 'duplicate' };
+      }
       if (isTerminalStatus(run.status))
         throw new RunFinishedError(runId, run.status, `signal "${name}" to`);
       if (decision) {
         const earlier = await new EarlierDecisions(tx).find(runId, name, run, decision);
-        if (earlier) return earlier;
+        if (earlier) return { kind: 'decided', earlier };
       }
       this.admit(runId, name, run);
       await tx.exec(
         'store a signal',
         this.db.sql(
-          'INSERT INTO waymark_signals (run_id, name, payload, consumed_seq, created_at) VALUES (?, ?, ?, NULL, ?)',
+          'INSERT INTO waymark_signals (run_id, name, payload, consumed_seq, created_at, idempotency_key) ' +
+            'VALUES (?, ?, ?, NULL, ?, ?)',
         ),
-        [runId, name, payload, now],
+        [runId, name, payload, now, key ?? null],
       );
       await tx.exec(
         'wake the run',
@@ -76,7 +106,7 @@ export class SignalStore {
         ),
         [now, now, runId, `signal:${name}`],
       );
-      return undefined;
+      return { kind: 'stored' };
     });
   }
 
@@ -177,6 +207,24 @@ export class SignalStore {
       },
       { retry: true },
     );
+  }
+
+  /**
+   * Whether a signal `name` with `key` was stored for the run. Not a locking read: a wait may
+   * hold that signal's row while it waits for the run row this send holds. The run row lock
+   * is enough: a send that stored the key committed before this one could lock it, and the
+   * statement reads what was committed (READ COMMITTED; in InnoDB's REPEATABLE READ the
+   * snapshot starts at this first plain read, after the lock).
+   */
+  private async keyTaken(tx: Database, runId: string, name: string, key: string): Promise<boolean> {
+    const { records } = await tx.exec(
+      'look for a signal with the same key',
+      this.db.sql(
+        'SELECT id FROM waymark_signals WHERE run_id = ? AND name = ? AND idempotency_key = ?',
+      ),
+      [runId, name, key],
+    );
+    return records.length > 0;
   }
 
   private async lockRun(tx: Database, runId: string): Promise<LockedRun | undefined> {

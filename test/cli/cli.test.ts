@@ -366,6 +366,23 @@ describe.each<Backend>(['sqlite-file', 'mariadb'])('waymark CLI on %s', (backend
     expect(errorLines(unknown)).toEqual(['error: no run with id "no-such-run"']);
   });
 
+  it('signal --key: a repeat with the same key is not stored again; an empty key exits 2', async () => {
+    const first = await cli('signal', ids.approval, 'note', '"hello"', '--key', `note-${s}`);
+    const again = await cli('signal', ids.approval, 'note', '"hello"', '--key', `note-${s}`);
+    const empty = await cli('signal', ids.approval, 'note', '"hello"', '--key', '');
+    expect(first).toMatchObject({
+      code: 0,
+      stdout: `sent signal "note" to run "${ids.approval}"\n`,
+    });
+    expect(again).toMatchObject({
+      code: 0,
+      stdout: `already sent signal "note" to run "${ids.approval}" with key "note-${s}": not stored again\n`,
+    });
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain('--key must be 1 to 200 characters long, got 0');
+    expect(await runtime.handle(ids.approval).pendingSignals('note')).toHaveLength(1);
+  });
+
   it('signal: a JSON payload from a file wakes the run; unknown and finished runs exit 1', async () => {
     const payload = join(scratch, `approval-${s}.json`);
     writeFileSync(payload, '{ "approved": true }\n');

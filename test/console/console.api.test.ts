@@ -238,6 +238,21 @@ describe('the console JSON API', () => {
     expect((await call('POST', `api/runs/${runs.waiting}/fork`)).status).toBe(404);
   });
 
+  it('sends a signal with an idempotency key once: a repeat answers duplicate, a bad key 400', async () => {
+    const approval = await runtime.start(ConsoleShop, 'approve', ['api-signal-key']);
+    await waitForStatus(runtime, approval.runId, 'waiting');
+    const body = { name: 'approval', payload: { approved: true, by: 'ida' }, idempotencyKey: 'k1' };
+    const first = await signal(approval.runId, body);
+    expect(first).toMatchObject({ status: 200, body: { duplicate: false } });
+    await expect(approval.result()).resolves.toBe('approved by ida');
+    // The run took it and ended; the client's retry is answered, not refused with a 409.
+    const again = await signal(approval.runId, body);
+    expect(again).toMatchObject({ status: 200, body: { duplicate: true } });
+    const bad = await signal(approval.runId, { ...body, idempotencyKey: 7 });
+    expect(bad).toMatchObject({ status: 400 });
+    expect(JSON.stringify(bad.body)).toContain('\\"idempotencyKey\\" must be a string, got number');
+  });
+
   it('sends a signal that wakes the waiting run, and cancels a run', async () => {
     const approval = await runtime.start(ConsoleShop, 'approve', ['api-signal']);
     await waitForStatus(runtime, approval.runId, 'waiting');
@@ -247,7 +262,7 @@ describe('the console JSON API', () => {
     });
     expect(sent).toMatchObject({
       status: 200,
-      body: { runId: approval.runId, signal: 'approval' },
+      body: { runId: approval.runId, signal: 'approval', duplicate: false },
     });
     await expect(approval.result()).resolves.toBe('approved by dana');
 

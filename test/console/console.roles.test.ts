@@ -109,7 +109,7 @@ describe('console tokens with roles', () => {
       name: 'approval',
       payload: { approved: true, by: 'x', decidedBy: 'someone-else' },
     });
-    expect(sent).toEqual({ status: 200, body: { runId, signal: 'approval' } });
+    expect(sent).toEqual({ status: 200, body: { runId, signal: 'approval', duplicate: false } });
     await expect(runtime.handle(runId).result()).resolves.toBe('approved by x');
     const shown = await call('GET', `api/runs/${runId}`, VIEWER);
     const steps = (shown.body as RunDetailResponse).steps;

@@ -81,6 +81,22 @@ describe.each(ALL_BACKENDS)('one decision per approval request on %s', (backend)
     expect(await handle.pendingSignals()).toEqual([]);
   });
 
+  it('a decision sent again with its idempotency key is a duplicate, not refused', async () => {
+    const r = id();
+    const handle = await first.start(StagedApprovals, 'oneStage', [r]);
+    await openWait(handle);
+    const approve = () =>
+      first.signal(
+        handle.runId,
+        `approve:po-${r}`,
+        { approved: true, decidedBy: 'ana' },
+        { idempotencyKey: 'click-1' },
+      );
+    expect(await approve()).toEqual({ duplicate: false });
+    expect(await handle.result()).toBe('approved by ana');
+    expect(await approve()).toEqual({ duplicate: true });
+  });
+
   it("two managers approving stage 1 at once never approve the director's stage 2", async () => {
     const r = id();
     const handle = await first.start(StagedApprovals, 'twoStage', [r]);

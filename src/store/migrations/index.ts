@@ -10,6 +10,7 @@ import { M0008AddStreams } from './M0008AddStreams';
 import { M0009AddQueuesAndLimiters } from './M0009AddQueuesAndLimiters';
 import { M0010AddSchedulesAndDeadlines } from './M0010AddSchedulesAndDeadlines';
 import { M0011FenceStepsByKey } from './M0011FenceStepsByKey';
+import { M0012AddSignalKeys } from './M0012AddSignalKeys';
 
 /**
  * waymark's schema migrations, oldest first. Applied by the runtime unless
@@ -28,4 +29,5 @@ export const waymarkMigrations: ReadonlyArray<new () => MigrationInterface> = [
   M0009AddQueuesAndLimiters,
   M0010AddSchedulesAndDeadlines,
   M0011FenceStepsByKey,
+  M0012AddSignalKeys,
 ];
