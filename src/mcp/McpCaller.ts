@@ -7,6 +7,7 @@ import type { ConsoleRole } from '../console/ConsoleRole';
 export interface McpCaller {
   /** Recorded as `decidedBy` in the signals it sends, and in the reasons of its cancellations. */
   readonly name: string;
+  /** What it may call: see `MCP_ROLES`. */
   readonly role: ConsoleRole;
 }
 

@@ -5,6 +5,8 @@
  *
  * @packageDocumentation
  */
+export type { ConsoleRole } from '../console/ConsoleRole';
+export type { ConsoleTokenHash } from '../console/consoleTokens';
 export { createMcpServer, type McpServerOptions } from './createMcpServer';
 export type { McpCaller } from './McpCaller';
 export { MCP_ROLES, type McpCallName } from './mcpRoles';

@@ -29,6 +29,7 @@ export interface RunningMcpServer {
   readonly url: string;
   /** The admin token, when one was given or generated. */
   readonly token: string | undefined;
+  /** Stops listening and drops open connections. */
   close(): Promise<void>;
 }
 
