@@ -28,7 +28,9 @@ class Refunds {
 }
 
 async function main(): Promise<void> {
-  const runtime = await Waymark.create({ database: process.env.WAYMARK_DATABASE_URL });
+  const runtime = await Waymark.create({
+    database: process.env.WAYMARK_DATABASE_URL ?? 'sqlite:./mcp-example.db',
+  });
   runtime.startWorker({ pollInterval: '50ms' });
   const token = generateToken();
   const tokens = [{ role: 'operator' as const, sha256: hashConsoleToken(token), name: 'dana' }];
