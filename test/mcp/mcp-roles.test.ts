@@ -87,6 +87,20 @@ describe('waymark mcp over Streamable HTTP', () => {
   });
 });
 
+describe('tasks/result of a run with a large result', () => {
+  it('answers the start of the stored text, cut in the database, never the whole value', async () => {
+    const run = await runtime.start(RefundDesk, 'big', ['L1', 1_000_000]);
+    await run.result();
+    const viewer = await connected(served.url, VIEWER);
+    const result = await viewer.experimental.tasks.getTaskResult(run.runId, CallToolResultSchema);
+    expect(result.structuredContent).toMatchObject({
+      status: 'completed',
+      resultPreview: { truncated: true, length: 1_000_002 },
+    });
+    expect(JSON.stringify(result).length).toBeLessThan(5_000);
+  });
+});
+
 describe('the waymark mcp command', () => {
   it('serves HTTP with the console tokens, printing no token it was given', async () => {
     const child = spawnHttp(db.url, TOKENS_VARIABLE);
@@ -121,6 +135,12 @@ describe('the waymark mcp command', () => {
     );
   });
 
+  it('over stdio, refuses --token (the session token comes from WAYMARK_MCP_TOKEN)', async () => {
+    const result = await waymark(['mcp', '--token', generateToken()], { db: db.url });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--token is for --http');
+  });
+
   it('over stdio, refuses to start with a WAYMARK_MCP_TOKEN that is none of the tokens', async () => {
     const result = await waymark(['mcp'], {
       db: db.url,
@@ -134,7 +154,7 @@ describe('the waymark mcp command', () => {
 const REPO = resolve(__dirname, '../..');
 
 function spawnHttp(db: string, tokens: string): ChildProcessByStdio<null, Readable, Readable> {
-  const env = { ...process.env, WAYMARK_CONSOLE_TOKENS: tokens };
+  const env: NodeJS.ProcessEnv = { ...process.env, WAYMARK_CONSOLE_TOKENS: tokens };
   delete env.WAYMARK_DATABASE_URL;
   return spawn(
     process.execPath,

@@ -105,6 +105,12 @@ async function serveStdio(url: string, options: McpCommandOptions, cli: CliConte
  * token in `WAYMARK_MCP_TOKEN`, looked up among the console's tokens.
  */
 function stdioCaller(options: McpCommandOptions, cli: CliContext): McpCaller {
+  if (options.token !== undefined) {
+    throw new CliError(
+      `--token is for --http; over stdio set $${MCP_TOKEN_VARIABLE} to the session's token`,
+      ExitCode.Usage,
+    );
+  }
   const presented = cli.env[MCP_TOKEN_VARIABLE]?.trim();
   if (presented === undefined || presented === '') return PROCESS_OWNER;
   const token = tokenOf(undefined, cli);
