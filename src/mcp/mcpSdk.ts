@@ -22,14 +22,24 @@ const PACKAGE = '@modelcontextprotocol/sdk';
  */
 export function loadMcpSdk(user: string): McpSdk {
   return {
-    server: loadOptionalPeer<typeof McpServerModule>(user, `${PACKAGE}/server/mcp.js`),
-    http: loadOptionalPeer<typeof StreamableHttpModule>(
-      user,
-      `${PACKAGE}/server/streamableHttp.js`,
-    ),
-    stdio: loadOptionalPeer<typeof StdioModule>(user, `${PACKAGE}/server/stdio.js`),
-    types: loadOptionalPeer<typeof McpTypesModule>(user, `${PACKAGE}/types.js`),
+    server: peer<typeof McpServerModule>(user, PACKAGE, 'server/mcp.js'),
+    http: peer<typeof StreamableHttpModule>(user, PACKAGE, 'server/streamableHttp.js'),
+    stdio: peer<typeof StdioModule>(user, PACKAGE, 'server/stdio.js'),
+    types: peer<typeof McpTypesModule>(user, PACKAGE, 'types.js'),
     // The SDK's own schema library (a dependency of the SDK), so tool arguments are checked as it checks them.
-    z: loadOptionalPeer<typeof ZodModule>(user, 'zod/v4'),
+    z: peer<typeof ZodModule>(user, 'zod', 'v4'),
   };
+}
+
+/**
+ * `pkg/subpath`; when it is missing, the error names the package to install (`npm install
+ * @modelcontextprotocol/sdk`), not the subpath.
+ */
+function peer<T>(user: string, pkg: string, subpath: string): T {
+  try {
+    return loadOptionalPeer<T>(user, `${pkg}/${subpath}`);
+  } catch (error) {
+    loadOptionalPeer<unknown>(user, pkg);
+    throw error;
+  }
 }
