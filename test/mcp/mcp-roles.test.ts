@@ -8,6 +8,7 @@ import { generateToken, hashConsoleToken } from 'waymark/console';
 import { startMcpServer, type RunningMcpServer } from 'waymark/mcp';
 import { waymark } from '../cli/support/waymarkCli';
 import { createTestDatabase, type TestDatabase } from '../support/databases';
+import { ConsoleShop } from '../console/fixtures/ConsoleShop';
 import { RefundDesk } from './fixtures/RefundDesk';
 import { callTool, httpClient, stdioClient, untilTaskStatus } from './support/mcpClients';
 
@@ -27,7 +28,7 @@ const clients: Client[] = [];
 beforeAll(async () => {
   db = await createTestDatabase('sqlite-file');
   runtime = await Waymark.create({ database: db.url });
-  runtime.register(RefundDesk);
+  runtime.register(RefundDesk, ConsoleShop);
   runtime.startWorker({ pollInterval: '20ms' });
   served = await startMcpServer(runtime, { port: 0, tokens: TOKENS });
 });
@@ -84,6 +85,34 @@ describe('waymark mcp over Streamable HTTP', () => {
     expect(result.structuredContent).toMatchObject({
       result: { orderId: 'O2', approved: true, by: 'dana' },
     });
+  });
+});
+
+describe('approving a waymark/ai tool call over MCP', () => {
+  it('decides the call list shows, refuses a changed request, and a second decision once the run ended', async () => {
+    const run = await runtime.start(ConsoleShop, 'proposeRefund', ['mcp', 150, 'ok']);
+    const operator = await connected(served.url, OPERATOR);
+    await untilTaskStatus(operator, run.runId, 'input_required');
+    const { runs } = await callTool(operator, 'list', { waitingFor: 'signal' });
+    const { approval } = runs.find((listed: { runId: string }) => listed.runId === run.runId);
+    expect(approval).toMatchObject({ tool: 'refund', toolCallId: 'call-mcp' });
+    const decision = {
+      runId: run.runId,
+      toolCallId: approval.toolCallId,
+      waitSeq: approval.waitSeq,
+    };
+
+    await expect(
+      callTool(operator, 'approve', { ...decision, digest: '0'.repeat(64) }),
+    ).rejects.toThrow('reload it and decide again');
+    await expect(run.status()).resolves.toBe('waiting');
+
+    const approved = await callTool(operator, 'approve', { ...decision, digest: approval.digest });
+    expect(approved.signal).toBe('approve:call-mcp');
+    await expect(run.result()).resolves.toBe('refunded 150 on order-mcp');
+    await expect(callTool(operator, 'approve', { ...decision, approved: false })).rejects.toThrow(
+      'cannot signal "approve:call-mcp" to run "tool-approval-mcp": it is already completed',
+    );
   });
 });
 
