@@ -5,6 +5,8 @@
  *
  * @packageDocumentation
  */
+// tsyringe throws at load without the metadata polyfill, and this entry point may be loaded first.
+import 'reflect-metadata';
 export type { ConsoleRole } from '../console/ConsoleRole';
 export type { ConsoleTokenHash } from '../console/consoleTokens';
 export { createMcpServer, type McpServerOptions } from './createMcpServer';
