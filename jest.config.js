@@ -25,6 +25,7 @@ module.exports = {
     '^waymark/console$': '<rootDir>/src/console/index.ts',
     '^waymark/ai$': '<rootDir>/src/ai/index.ts',
     '^waymark/migrations$': '<rootDir>/src/migrations/index.ts',
+    '^waymark/mcp$': '<rootDir>/src/mcp/index.ts',
   },
   setupFiles: ['reflect-metadata'],
   testTimeout: 60000,

@@ -35,6 +35,7 @@ export const sidebar = [
       { text: 'Connection poolers', link: '/guides/connection-poolers' },
       { text: 'NestJS', link: '/guides/nestjs' },
       { text: 'The web console', link: '/guides/console' },
+      { text: 'The MCP server', link: '/guides/mcp-server' },
       { text: 'Testing your agents', link: '/guides/testing' },
       { text: 'The CLI', link: '/guides/cli' },
     ],

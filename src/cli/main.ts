@@ -23,6 +23,7 @@ import { DATABASE_URL_VARIABLE, type CliContext } from './CliContext';
 import { registerCancelCommand } from './commands/cancelCommand';
 import { registerCheckCommand } from './commands/checkCommand';
 import { registerConsoleCommand } from './commands/consoleCommand';
+import { registerMcpCommand } from './commands/mcpCommand';
 import { registerForkCommand } from './commands/forkCommand';
 import { registerReplayCommand } from './commands/replayCommand';
 import { registerMigrateCommand } from './commands/migrateCommand';
@@ -70,6 +71,7 @@ export function createProgram(cli: CliContext): Command {
     registerCheckCommand,
     registerWorkerCommand,
     registerConsoleCommand,
+    registerMcpCommand,
     registerSchedulesCommand,
     registerPruneCommand,
   ]) {

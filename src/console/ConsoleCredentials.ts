@@ -65,8 +65,15 @@ export class ConsoleCredentials {
    */
   identify(req: IncomingMessage): ConsoleCaller | undefined {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
-    if (!match) return undefined;
-    const presented = Buffer.from(hashConsoleToken(match[1]), 'hex');
+    return match ? this.identifyToken(match[1]) : undefined;
+  }
+
+  /**
+   * The caller `token` belongs to, else undefined: as {@link identify}, for a token that came
+   * some other way than a header (`waymark mcp` over stdio reads it from the environment).
+   */
+  identifyToken(token: string): ConsoleCaller | undefined {
+    const presented = Buffer.from(hashConsoleToken(token), 'hex');
     let found: ConsoleCaller | undefined;
     for (const { caller, digest } of this.hashes) {
       if (timingSafeEqual(presented, digest)) found = caller;

@@ -80,7 +80,7 @@ describe('the packed package resolves with its types under every module setting'
   });
   afterAll(() => packed.remove());
 
-  it('exports waymark, waymark/testing, waymark/nest, waymark/otel, waymark/console, waymark/ai and waymark/migrations', () => {
+  it('exports waymark, waymark/testing, waymark/nest, waymark/otel, waymark/console, waymark/ai, waymark/migrations and waymark/mcp', () => {
     expect(ENTRY_POINTS).toEqual(
       expect.arrayContaining([
         'waymark',
@@ -90,6 +90,7 @@ describe('the packed package resolves with its types under every module setting'
         'waymark/console',
         'waymark/ai',
         'waymark/migrations',
+        'waymark/mcp',
       ]),
     );
   });

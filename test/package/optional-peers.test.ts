@@ -62,6 +62,21 @@ describe('the adapters load their optional packages when they are made', () => {
     );
   });
 
+  it('importing waymark/mcp and the CLI loads no MCP package; createMcpServer() names the SDK', async () => {
+    await expect(
+      runWithoutPackages(
+        MCP,
+        printOutcome(`${POLYFILL} require('./src/mcp/index.ts'); require('./src/cli/main.ts');`),
+      ),
+    ).resolves.toBe('ok');
+    const script = printOutcome(`${POLYFILL} require('./src/mcp/index.ts').createMcpServer({});`);
+    await expect(runWithoutPackages(MCP, script)).resolves.toBe(
+      'ConfigurationError: createMcpServer() needs the package "@modelcontextprotocol/sdk" (an ' +
+        'optional peer dependency of waymark), which is not installed: npm install ' +
+        '@modelcontextprotocol/sdk',
+    );
+  });
+
   describe('mcpTools()', () => {
     /** A client with one tool, `echo`, in memory: what mcpTools() calls on an SDK `Client`. */
     const CLIENT =
