@@ -25,6 +25,7 @@ describe('an entry point loaded before anything else', () => {
     'testing/index',
     'console/index',
     'migrations/index',
+    'mcp/index',
   ])('src/%s.ts loads without reflect-metadata imported first', async (entry) => {
     const script = printOutcome(`require('./src/${entry}.ts');`);
     await expect(runWithoutPackages(PEERS, script)).resolves.toBe('ok');
