@@ -1,6 +1,6 @@
 /**
  * One system of the concurrency section, alone in this process: opens it, warms it up with
- * one untimed pass of the workload, then for each C starts C runs of STEPS sequential steps
+ * three untimed passes of the workload, then for each C starts C runs of STEPS sequential steps
  * at once and times them to the last.
  * Prints one line, `RESULT <json>`: steps per second by C.
  *
@@ -12,6 +12,8 @@ import { concurrencySystems } from './concurrencySystems';
 import { systemKey } from './perStepSystems';
 
 export const STEPS = 50;
+/** Untimed passes of every C before the timed one. */
+export const WARM_UP_PASSES = 3;
 
 async function main(): Promise<void> {
   const [dir, key, ...cs] = process.argv.slice(2);
@@ -20,11 +22,13 @@ async function main(): Promise<void> {
   if (!system) throw new Error(`no system "${key}"`);
   await system.open();
   try {
-    // Warm-up: one untimed pass of the same workload, so the JIT, the statement caches and
+    // Warm-up: untimed passes of the same workload, so the JIT, the statement caches and
     // the pools have seen every C before the timed pass (a service runs for hours; the
     // first seconds of a process are not what it sustains).
-    for (const c of cs.map(Number)) {
-      await Promise.all(Array.from({ length: c }, () => system.run(STEPS)));
+    for (let pass = 0; pass < WARM_UP_PASSES; pass++) {
+      for (const c of cs.map(Number)) {
+        await Promise.all(Array.from({ length: c }, () => system.run(STEPS)));
+      }
     }
     const rates: Record<string, number> = {};
     for (const c of cs.map(Number)) {

@@ -41,6 +41,8 @@ export class GroupCommit implements StepInserter {
   /** Rows in each commit in flight. */
   private readonly inFlight = new Set<{ rows: number }>();
   private scheduled = false;
+  /** One lane's share of the rows in flight, as of the last commit that landed. */
+  private share = 1;
 
   constructor(
     private readonly runs: RunStore,
@@ -89,8 +91,8 @@ export class GroupCommit implements StepInserter {
   private readonly commitWaiting = (): void => {
     this.scheduled = false;
     while (this.inFlight.size < this.lanes && this.waiting.length > 0) this.commit(this.take());
-    // The held rows go back once the commits just started are on their way: the drivers
-    // send on a tick queued inside `commit`, which runs before this one.
+    // A share of the held rows goes back once the commits just started are on their way:
+    // the drivers send on a tick queued inside `commit`, which runs before this one.
     if (this.held.length > 0) process.nextTick(this.releaseHeld);
   };
 
@@ -119,23 +121,26 @@ export class GroupCommit implements StepInserter {
   }
 
   /**
-   * Settles a landed commit's rows: all of them with one lane; with more, as many as even out
-   * the next commit with those still in flight, the rest held until the next one has started.
+   * Settles a landed commit's rows: all of them with one lane. With more, the rows in flight
+   * are shared out evenly over the lanes: as many as one lane's share now, the rest held and
+   * handed back a share at a time, each once the commit before it is on its way.
    */
   private handBack(batch: readonly Waiting[], landings: readonly StepLanding[]): void {
     let now = batch.length;
     if (this.lanes > 1 && batch.length > 1) {
-      let others = 0;
-      for (const commit of this.inFlight) others += commit.rows;
-      now = Math.min(batch.length, Math.ceil((batch.length + others) / 2));
+      let rows = batch.length + this.held.length;
+      for (const commit of this.inFlight) rows += commit.rows;
+      this.share = Math.ceil(rows / this.lanes);
+      now = Math.min(batch.length, this.share);
     }
     for (let i = 0; i < now; i++) batch[i].settle(landings[i]);
-    for (let i = now; i < batch.length; i++) this.held.push({ step: batch[i], landing: landings[i] });
+    for (let i = now; i < batch.length; i++)
+      this.held.push({ step: batch[i], landing: landings[i] });
     this.schedule();
   }
 
   private readonly releaseHeld = (): void => {
-    for (const { step, landing } of this.held.splice(0)) step.settle(landing);
+    for (const { step, landing } of this.held.splice(0, this.share)) step.settle(landing);
     this.schedule();
   };
 

@@ -21,14 +21,13 @@ import { SignalStore, type SignalRule } from './SignalStore';
 import { StepBatches } from './StepBatches';
 import { StreamStore } from './StreamStore';
 
-
 /**
- * Commits of checkpoints in flight at once on PostgreSQL: two connections, so half the steps'
- * JavaScript runs while the other half commits (about 1.3× the steps per second at 64
- * concurrent runs, bench/RESULTS.md). MariaDB's two overlapping multi-row inserts under the
- * foreign-key fence ran slower than one; SQLite writes block the thread.
+ * Commits of checkpoints in flight at once on a server database: two connections, so half the
+ * steps' JavaScript runs while the other half commits (at 64 concurrent runs, about 1.2× the
+ * steps per second on PostgreSQL and 1.3× on MariaDB; three or more lanes gained nothing,
+ * bench/RESULTS.md). SQLite's writes block the thread: one lane.
  */
-const POSTGRES_LANES = 2;
+const SERVER_LANES = 2;
 
 /** What the repositories need beyond the database handle, given once by the runtime. */
 export interface StoresSettings {
@@ -95,7 +94,7 @@ export class Stores {
             this.runs,
             new StepBatches(db, this.runs),
             settings.groupCommit,
-            db.dialect === 'postgres' ? POSTGRES_LANES : 1,
+            db.dialect === 'sqlite' ? 1 : SERVER_LANES,
           )
         : this.runs;
     this.leases = new Leases(db, this.runs);
