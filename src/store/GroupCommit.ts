@@ -5,6 +5,15 @@ import type { FencedStep, StepBatches, StepLanding } from './StepBatches';
 /** Where a checkpoint's row is inserted: alone ({@link RunStore}) or in a group commit. */
 export type StepInserter = Pick<RunStore, 'insertStep'>;
 
+/**
+ * How many commits may be in flight at once, and the fewest rows worth a commit of their own
+ * beside another one in flight (below it, one more commit costs more than the overlap gains).
+ */
+export interface GroupCommitLanes {
+  readonly count: number;
+  readonly fewestRows: number;
+}
+
 /** How much one group commit may hold (always at least one row, however large). */
 export interface GroupCommitBounds {
   readonly maxRows: number;
@@ -48,7 +57,7 @@ export class GroupCommit implements StepInserter {
     private readonly runs: RunStore,
     private readonly batches: StepBatches,
     private readonly bounds: GroupCommitBounds,
-    private readonly lanes: number,
+    private readonly lanes: GroupCommitLanes,
   ) {}
 
   insertStep(row: StepRow, epoch: number): Promise<'inserted' | 'duplicate'> {
@@ -63,8 +72,8 @@ export class GroupCommit implements StepInserter {
       written.then(freed, freed);
       return written;
     }
-    // A free lane takes the row in the next commit, at the end of this turn.
-    if (this.inFlight.size < this.lanes) this.schedule();
+    // A free lane may take the row in the next commit, at the end of this turn.
+    if (this.inFlight.size < this.lanes.count) this.schedule();
     return new Promise((resolve, reject) =>
       this.waiting.push({
         row,
@@ -90,11 +99,19 @@ export class GroupCommit implements StepInserter {
 
   private readonly commitWaiting = (): void => {
     this.scheduled = false;
-    while (this.inFlight.size < this.lanes && this.waiting.length > 0) this.commit(this.take());
+    while (this.laneFree()) this.commit(this.take());
     // A share of the held rows goes back once the commits just started are on their way:
     // the drivers send on a tick queued inside `commit`, which runs before this one.
     if (this.held.length > 0) process.nextTick(this.releaseHeld);
   };
+
+  /** Whether the waiting rows should start a commit now: alone, or enough to share a lane. */
+  private laneFree(): boolean {
+    const { count, fewestRows } = this.lanes;
+    if (this.waiting.length === 0) return false;
+    if (this.inFlight.size === 0) return true;
+    return this.inFlight.size < count && this.waiting.length >= fewestRows;
+  }
 
   private commit(batch: Waiting[]): void {
     const commit = { rows: batch.length };
@@ -127,10 +144,11 @@ export class GroupCommit implements StepInserter {
    */
   private handBack(batch: readonly Waiting[], landings: readonly StepLanding[]): void {
     let now = batch.length;
-    if (this.lanes > 1 && batch.length > 1) {
-      let rows = batch.length + this.held.length;
+    const { count, fewestRows } = this.lanes;
+    if (count > 1 && batch.length > 1) {
+      let rows = batch.length + this.held.length + this.waiting.length;
       for (const commit of this.inFlight) rows += commit.rows;
-      this.share = Math.ceil(rows / this.lanes);
+      this.share = Math.max(fewestRows, Math.ceil(rows / count));
       now = Math.min(batch.length, this.share);
     }
     for (let i = 0; i < now; i++) batch[i].settle(landings[i]);

@@ -2,7 +2,12 @@ import type { EntityManager } from 'typeorm';
 import type { Lifecycle } from '../ground/Lifecycle';
 import type { Database, TransactionOptions } from './connection/Database';
 import { FlowStats } from './FlowStats';
-import { GroupCommit, type GroupCommitBounds, type StepInserter } from './GroupCommit';
+import {
+  GroupCommit,
+  type GroupCommitBounds,
+  type GroupCommitLanes,
+  type StepInserter,
+} from './GroupCommit';
 import { KeyStore } from './KeyStore';
 import { Leases } from './Leases';
 import { LimiterSlots } from './LimiterSlots';
@@ -23,11 +28,13 @@ import { StreamStore } from './StreamStore';
 
 /**
  * Commits of checkpoints in flight at once on a server database: two connections, so half the
- * steps' JavaScript runs while the other half commits (at 64 concurrent runs, about 1.2× the
- * steps per second on PostgreSQL and 1.3× on MariaDB; three or more lanes gained nothing,
- * bench/RESULTS.md). SQLite's writes block the thread: one lane.
+ * steps' JavaScript runs while the other half commits (at 64 concurrent runs about 1.2× the
+ * steps per second on PostgreSQL and MariaDB; three or more lanes gained nothing), but only
+ * for shares of 16 rows or more: 16 runs split in two lanes ran slower than in one
+ * (bench/RESULTS.md). SQLite's writes block the thread: one lane.
  */
-const SERVER_LANES = 2;
+const SERVER_LANES: GroupCommitLanes = { count: 2, fewestRows: 16 };
+const SQLITE_LANES: GroupCommitLanes = { count: 1, fewestRows: 1 };
 
 /** What the repositories need beyond the database handle, given once by the runtime. */
 export interface StoresSettings {
@@ -94,7 +101,7 @@ export class Stores {
             this.runs,
             new StepBatches(db, this.runs),
             settings.groupCommit,
-            db.dialect === 'sqlite' ? 1 : SERVER_LANES,
+            db.dialect === 'sqlite' ? SQLITE_LANES : SERVER_LANES,
           )
         : this.runs;
     this.leases = new Leases(db, this.runs);

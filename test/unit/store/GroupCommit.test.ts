@@ -1,5 +1,9 @@
 import { LeaseLostError } from '../../../src/errors/LeaseLostError';
-import { GroupCommit, type GroupCommitBounds } from '../../../src/store/GroupCommit';
+import {
+  GroupCommit,
+  type GroupCommitBounds,
+  type GroupCommitLanes,
+} from '../../../src/store/GroupCommit';
 import type { StepRow } from '../../../src/store/rows';
 import type { RunStore } from '../../../src/store/RunStore';
 import type { FencedStep, StepBatches, StepLanding } from '../../../src/store/StepBatches';
@@ -58,6 +62,8 @@ class FakeStore {
 }
 
 const WIDE: GroupCommitBounds = { maxRows: 500, maxBytes: 4 * 1024 * 1024 };
+const ONE_LANE: GroupCommitLanes = { count: 1, fewestRows: 1 };
+const TWO_LANES: GroupCommitLanes = { count: 2, fewestRows: 2 };
 
 function row(runId: string, output = '"ok"'): StepRow {
   return {
@@ -94,7 +100,7 @@ const inserted = (n: number): StepLanding[] =>
 describe('GroupCommit', () => {
   it('writes the first row alone and at once, and answers with the store’s answer', async () => {
     const store = new FakeStore();
-    const queue = new GroupCommit(store.runs, store.stepBatches, WIDE, 1);
+    const queue = new GroupCommit(store.runs, store.stepBatches, WIDE, ONE_LANE);
     const first = queue.insertStep(row('a'), 7);
     expect(store.alone.map((a) => [a.row.runId, a.epoch])).toEqual([['a', 7]]);
     store.alone[0].write.resolve('duplicate');
@@ -105,7 +111,7 @@ describe('GroupCommit', () => {
 
   it('holds the rows that arrive during a commit, then writes them together in one batch', async () => {
     const store = new FakeStore();
-    const queue = new GroupCommit(store.runs, store.stepBatches, WIDE, 1);
+    const queue = new GroupCommit(store.runs, store.stepBatches, WIDE, ONE_LANE);
     const first = queue.insertStep(row('a'), 1);
     const rest = ['b', 'c', 'd'].map((runId, i) => queue.insertStep(row(runId), 10 + i));
     await settle();
@@ -131,7 +137,7 @@ describe('GroupCommit', () => {
 
   it('lets the steps a commit released reach their next checkpoints before the next commit starts', async () => {
     const store = new FakeStore();
-    const queue = new GroupCommit(store.runs, store.stepBatches, WIDE, 1);
+    const queue = new GroupCommit(store.runs, store.stepBatches, WIDE, ONE_LANE);
     const first = queue.insertStep(row('a'), 1);
     // As steps do: the answer of one checkpoint runs on to the next, in a promise callback.
     const onward = ['b', 'c'].map((runId) =>
@@ -156,7 +162,7 @@ describe('GroupCommit', () => {
 
   it('writes at most maxRows rows in one commit, the oldest first, and a last one alone', async () => {
     const store = new FakeStore();
-    const queue = new GroupCommit(store.runs, store.stepBatches, { ...WIDE, maxRows: 2 }, 1);
+    const queue = new GroupCommit(store.runs, store.stepBatches, { ...WIDE, maxRows: 2 }, ONE_LANE);
     const first = queue.insertStep(row('a'), 1);
     const rest = ['b', 'c', 'd', 'e', 'f'].map((runId) => queue.insertStep(row(runId), 1));
     store.alone[0].write.resolve('inserted');
@@ -180,7 +186,12 @@ describe('GroupCommit', () => {
 
   it('writes at most maxBytes of values in one commit, and a row larger than that alone', async () => {
     const store = new FakeStore();
-    const queue = new GroupCommit(store.runs, store.stepBatches, { maxRows: 500, maxBytes: 1024 }, 1);
+    const queue = new GroupCommit(
+      store.runs,
+      store.stepBatches,
+      { maxRows: 500, maxBytes: 1024 },
+      ONE_LANE,
+    );
     const small = (runId: string) => row(runId, 'x'.repeat(400));
     const first = queue.insertStep(row('a'), 1);
     const rest = [
@@ -215,7 +226,7 @@ describe('GroupCommit', () => {
 
   it('fails every row of a batch whose commit failed, then goes on with the next rows', async () => {
     const store = new FakeStore();
-    const queue = new GroupCommit(store.runs, store.stepBatches, WIDE, 1);
+    const queue = new GroupCommit(store.runs, store.stepBatches, WIDE, ONE_LANE);
     const first = queue.insertStep(row('a'), 1);
     const batch = [queue.insertStep(row('b'), 1), queue.insertStep(row('c'), 1)];
     store.alone[0].write.resolve('inserted');
@@ -237,7 +248,7 @@ describe('GroupCommit', () => {
 
   it('fails only the row the batch refused (a lost fence), not its neighbours', async () => {
     const store = new FakeStore();
-    const queue = new GroupCommit(store.runs, store.stepBatches, WIDE, 1);
+    const queue = new GroupCommit(store.runs, store.stepBatches, WIDE, ONE_LANE);
     const first = queue.insertStep(row('a'), 1);
     const batch = ['b', 'lost', 'c'].map((runId) => queue.insertStep(row(runId), 1));
     store.alone[0].write.resolve('inserted');
@@ -255,7 +266,7 @@ describe('GroupCommit', () => {
 
   it('goes on after the row written alone failed: that row fails, the waiting ones commit', async () => {
     const store = new FakeStore();
-    const queue = new GroupCommit(store.runs, store.stepBatches, WIDE, 1);
+    const queue = new GroupCommit(store.runs, store.stepBatches, WIDE, ONE_LANE);
     const first = queue.insertStep(row('a'), 1);
     const waiting = [queue.insertStep(row('b'), 1), queue.insertStep(row('c'), 1)];
     store.alone[0].write.reject(new LeaseLostError('a', 1));
@@ -268,7 +279,7 @@ describe('GroupCommit', () => {
 
   it('writes the next row at once again after the queue emptied', async () => {
     const store = new FakeStore();
-    const queue = new GroupCommit(store.runs, store.stepBatches, WIDE, 1);
+    const queue = new GroupCommit(store.runs, store.stepBatches, WIDE, ONE_LANE);
     const first = queue.insertStep(row('a'), 1);
     const batch = [queue.insertStep(row('b'), 1), queue.insertStep(row('c'), 1)];
     store.alone[0].write.resolve('inserted');
@@ -289,7 +300,7 @@ describe('GroupCommit', () => {
   describe('with two lanes (PostgreSQL: commits overlap on two connections)', () => {
     it('starts a second commit for the rows that arrive while one is in flight, never a third', async () => {
       const store = new FakeStore();
-      const queue = new GroupCommit(store.runs, store.stepBatches, WIDE, 2);
+      const queue = new GroupCommit(store.runs, store.stepBatches, WIDE, TWO_LANES);
       const first = queue.insertStep(row('a'), 1);
       const second = ['b', 'c'].map((runId) => queue.insertStep(row(runId), 1));
       await settle();
@@ -315,7 +326,7 @@ describe('GroupCommit', () => {
 
     it('hands back a landed commit’s rows in two shares: the second after the next commit started', async () => {
       const store = new FakeStore();
-      const queue = new GroupCommit(store.runs, store.stepBatches, WIDE, 2);
+      const queue = new GroupCommit(store.runs, store.stepBatches, WIDE, TWO_LANES);
       const order: string[] = [];
       const realWrite = store.stepBatches.write.bind(store.stepBatches);
       store.stepBatches.write = (steps) => {
@@ -351,9 +362,29 @@ describe('GroupCommit', () => {
       await expect(Promise.all(onward)).resolves.toEqual(Array(4).fill('inserted'));
     });
 
+    it('opens the second lane only for enough rows to be worth a commit of their own', async () => {
+      const store = new FakeStore();
+      const queue = new GroupCommit(store.runs, store.stepBatches, WIDE, {
+        count: 2,
+        fewestRows: 3,
+      });
+      const first = queue.insertStep(row('a'), 1);
+      const few = ['b', 'c'].map((runId) => queue.insertStep(row(runId), 1));
+      await settle();
+      // Two rows beside a commit in flight: they wait for it rather than commit on their own.
+      expect(store.batchRuns()).toEqual([]);
+      const more = queue.insertStep(row('d'), 1);
+      await settle();
+      expect(store.batchRuns()).toEqual([['b', 'c', 'd']]);
+      store.alone[0].write.resolve('inserted');
+      store.batches[0].write.resolve(inserted(3));
+      await expect(first).resolves.toBe('inserted');
+      expect(await states([...few, more])).toEqual(Array(3).fill('inserted'));
+    });
+
     it('keeps each held row’s own answer: a lost fence fails only its step', async () => {
       const store = new FakeStore();
-      const queue = new GroupCommit(store.runs, store.stepBatches, WIDE, 2);
+      const queue = new GroupCommit(store.runs, store.stepBatches, WIDE, TWO_LANES);
       const first = queue.insertStep(row('a'), 1);
       const batch = ['b', 'c', 'lost', 'd'].map((runId) => queue.insertStep(row(runId), 1));
       await settle();
