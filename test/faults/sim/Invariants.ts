@@ -246,11 +246,15 @@ function checkOverlap(evidence: Evidence, spans: readonly BodySpan[], fail: Fail
       // other worker's lease renewal, so a stop of any worker excuses a take-over there.
       const stalls = (f: { worker: number; kind: string }): boolean =>
         f.worker === a.body.worker || (sharedWriteLock && f.kind === 'sigstop');
+      // A worker's own stall (its event loop starved), or on SQLite any worker's, is a stop.
       const excused =
         evidence.injected.some((f) => stalls(f) && hit(f.at)) ||
         evidence.ledger.some(
           (e) =>
-            e.k === 'fault' && e.worker === a.body.worker && e.life === a.body.life && hit(e.t),
+            e.k === 'fault' &&
+            hit(e.t) &&
+            ((e.worker === a.body.worker && e.life === a.body.life) ||
+              (sharedWriteLock && e.fault === 'stall')),
         );
       if (excused) continue;
       fail(

@@ -53,7 +53,9 @@ function figuresOf(evidence: Evidence, ms: number): ScheduleFigures {
     faults[kind] = (faults[kind] ?? 0) + 1;
   };
   for (const fault of evidence.injected) count(fault.kind);
-  for (const entry of evidence.ledger) if (entry.k === 'fault') count(`sqlite ${entry.fault}`);
+  for (const entry of evidence.ledger) {
+    if (entry.k === 'fault') count(entry.fault === 'stall' ? 'stall' : `sqlite ${entry.fault}`);
+  }
   return {
     runs: evidence.runs.length,
     steps: evidence.steps.length,

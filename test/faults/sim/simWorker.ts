@@ -49,7 +49,28 @@ async function main(): Promise<void> {
     ledger.append({ k: 'committed', run: e.runId, seq: e.seq, step: e.step }),
   );
   runtime.startWorker({ concurrency: config.concurrency, pollInterval: '100ms' });
+  noteStalls(ledger);
   process.stdout.write('ready\n');
+}
+
+/** How often the worker looks at its own event loop, and how late a look is a stall. */
+const LOOK_EVERY_MS = 100;
+const STALL_MS = 400;
+
+/**
+ * Notes in the ledger each time this process's event loop did not run for STALL_MS or more:
+ * a machine loaded by other work (a full test run beside the simulation) starves a worker as
+ * a SIGSTOP does, and its lease renewals wait with it. A take-over after a stall is the lease
+ * doing its job; one with no stall, stop or fault near it is still a violation.
+ */
+function noteStalls(ledger: SimLedger): void {
+  let last = Date.now();
+  setInterval(() => {
+    const now = Date.now();
+    const late = now - last - LOOK_EVERY_MS;
+    last = now;
+    if (late >= STALL_MS) ledger.append({ k: 'fault', fault: 'stall', sql: `${late} ms late` });
+  }, LOOK_EVERY_MS).unref();
 }
 
 function log(message: string, fields?: Record<string, unknown>): void {
