@@ -66,6 +66,20 @@ export function tokensOf(
 }
 
 /**
+ * The token a server prints in its address: the one it generated or was given by `--token`,
+ * never one from the environment (its variable's name instead), and with only tokens with
+ * roles a placeholder (each holder pastes their own).
+ */
+export function shownToken(
+  option: string | undefined,
+  token: string | undefined,
+  served: string | undefined,
+): string {
+  const fromEnv = option === undefined && token !== undefined;
+  return fromEnv ? `<${CONSOLE_TOKEN_VARIABLE}>` : (served ?? '<your-token>');
+}
+
+/**
  * An empty `--host` would make Node listen on every interface while the printed URL reads
  * `http://:4100/`: refused as a usage error, like any malformed option.
  */

@@ -1,10 +1,8 @@
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { WaymarkRuntime } from '../runtime/WaymarkRuntime';
-import { generateToken } from './bearerToken';
-import { consoleToken } from './consoleToken';
 import { createConsoleHandler } from './createConsoleHandler';
 import type { ConsoleTokenHash } from './consoleTokens';
+import { adminTokenOf, listenHttp } from './listenHttp';
 
 /** Options of {@link startConsole}. */
 export interface StartConsoleOptions {
@@ -54,12 +52,7 @@ export async function startConsole(
   runtime: WaymarkRuntime,
   options: StartConsoleOptions = {},
 ): Promise<RunningConsole> {
-  const token =
-    options.token !== undefined
-      ? consoleToken(options.token, 'startConsole(): token')
-      : options.tokens === undefined
-        ? generateToken()
-        : undefined;
+  const token = adminTokenOf(options, 'startConsole()');
   const host = options.host ?? '127.0.0.1';
   const handler = createConsoleHandler(runtime, {
     token,
@@ -68,24 +61,6 @@ export async function startConsole(
     streamOrigins: options.streamOrigins,
   });
   const server = createServer((req, res) => handler(req, res));
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 4100, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  let closing: Promise<void> | undefined;
-  return {
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}/`,
-    token,
-    close: () => {
-      closing ??= new Promise<void>((resolve, reject) => {
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeAllConnections();
-      });
-      return closing;
-    },
-  };
+  const listening = await listenHttp(server, options.port ?? 4100, host);
+  return { url: `${listening.origin}/`, token, close: listening.close };
 }

@@ -1,9 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { generateToken } from '../console/bearerToken';
 import { ConsoleCredentials } from '../console/ConsoleCredentials';
-import { consoleToken } from '../console/consoleToken';
 import type { ConsoleTokenHash } from '../console/consoleTokens';
+import { adminTokenOf, listenHttp } from '../console/listenHttp';
 import type { WaymarkRuntime } from '../runtime/WaymarkRuntime';
 import { createMcpServer } from './createMcpServer';
 import { loadMcpSdk, type McpSdk } from './mcpSdk';
@@ -49,12 +47,7 @@ export async function startMcpServer(
   options: StartMcpServerOptions = {},
 ): Promise<RunningMcpServer> {
   const sdk = loadMcpSdk('startMcpServer()');
-  const token =
-    options.token !== undefined
-      ? consoleToken(options.token, 'startMcpServer(): token')
-      : options.tokens === undefined
-        ? generateToken()
-        : undefined;
+  const token = adminTokenOf(options, 'startMcpServer()');
   const credentials = ConsoleCredentials.of({ token, tokens: options.tokens }, 'startMcpServer()');
   const host = options.host ?? '127.0.0.1';
   const server = createServer((req, res) => {
@@ -63,26 +56,8 @@ export async function startMcpServer(
       else res.destroy();
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 4200, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  let closing: Promise<void> | undefined;
-  return {
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}${MCP_PATH}`,
-    token,
-    close: () => {
-      closing ??= new Promise<void>((resolve, reject) => {
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeAllConnections();
-      });
-      return closing;
-    },
-  };
+  const listening = await listenHttp(server, options.port ?? 4200, host);
+  return { url: `${listening.origin}${MCP_PATH}`, token, close: listening.close };
 }
 
 async function serve(

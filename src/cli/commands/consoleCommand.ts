@@ -1,12 +1,8 @@
 import type { Command } from 'commander';
-import type { ConsoleTokenHash } from '../../console/consoleTokens';
 import { checkStreamOrigins } from '../../console/streamOrigins';
-import { startConsole, type RunningConsole } from '../../console/startConsole';
-import type { WaymarkRuntime } from '../../runtime/WaymarkRuntime';
+import { startConsole } from '../../console/startConsole';
 import { databaseUrlOf, type CliContext } from '../CliContext';
-import { CliError } from '../CliError';
-import { messageOf } from '../describeFailure';
-import { ExitCode } from '../ExitCode';
+import { listenOrClose } from '../listenOrClose';
 import { openRuntime } from '../openRuntime';
 import { integerIn } from '../optionParsers';
 import {
@@ -14,6 +10,7 @@ import {
   CONSOLE_TOKEN_VARIABLE,
   CONSOLE_TOKENS_VARIABLE,
   isLoopback,
+  shownToken,
   tokenOf,
   tokensOf,
 } from '../tokenOptions';
@@ -91,15 +88,15 @@ export function registerConsoleCommand(program: Command, cli: CliContext): void 
       const runtime = await openRuntime(url, cli.output, { streamTokenSecret });
       const stopped = stopSignal();
       const streamOrigins = options.streamOrigin;
-      const served = await serve(runtime, { ...options, token, tokens, streamOrigins });
+      const served = await listenOrClose(runtime, options, () =>
+        startConsole(runtime, { ...options, token, tokens, streamOrigins }),
+      );
       if (!isLoopback(options.host)) {
         cli.output.warn(
           `listening on ${options.host}: anyone who reaches this port and has the token can signal and cancel runs`,
         );
       }
-      const fromEnv = options.token === undefined && token !== undefined;
-      // With only tokens with roles, each holder pastes their own.
-      const shown = fromEnv ? `<${CONSOLE_TOKEN_VARIABLE}>` : (served.token ?? '<your-token>');
+      const shown = shownToken(options.token, token, served.token);
       cli.output.line(`waymark console: ${served.url}#token=${shown}`);
       const signal = await stopped;
       cli.output.line(`${signal}: stopping the console`);
@@ -107,23 +104,4 @@ export function registerConsoleCommand(program: Command, cli: CliContext): void 
       await runtime.close({ grace: 0 });
       cli.output.line('console stopped');
     });
-}
-
-async function serve(
-  runtime: WaymarkRuntime,
-  options: ConsoleCommandOptions & {
-    tokens: ConsoleTokenHash[] | undefined;
-    streamOrigins: string[];
-  },
-): Promise<RunningConsole> {
-  try {
-    return await startConsole(runtime, options);
-  } catch (error) {
-    await runtime.close({ grace: 0 });
-    throw new CliError(
-      `cannot listen on ${options.host}:${options.port}: ${messageOf(error)}`,
-      ExitCode.Failed,
-      { cause: error },
-    );
-  }
 }

@@ -1,15 +1,13 @@
 import type { Command } from 'commander';
 import { ConsoleCredentials } from '../../console/ConsoleCredentials';
-import type { ConsoleTokenHash } from '../../console/consoleTokens';
 import { createMcpServer } from '../../mcp/createMcpServer';
 import { PROCESS_OWNER, type McpCaller } from '../../mcp/McpCaller';
 import { loadMcpSdk } from '../../mcp/mcpSdk';
-import { startMcpServer, type RunningMcpServer } from '../../mcp/startMcpServer';
-import type { WaymarkRuntime } from '../../runtime/WaymarkRuntime';
+import { startMcpServer } from '../../mcp/startMcpServer';
 import { databaseUrlOf, type CliContext } from '../CliContext';
 import { CliError } from '../CliError';
-import { messageOf } from '../describeFailure';
 import { ExitCode } from '../ExitCode';
+import { listenOrClose } from '../listenOrClose';
 import { loadModule } from '../loadModule';
 import { openRuntime } from '../openRuntime';
 import { integerIn } from '../optionParsers';
@@ -19,6 +17,7 @@ import {
   CONSOLE_TOKEN_VARIABLE,
   CONSOLE_TOKENS_VARIABLE,
   isLoopback,
+  shownToken,
   tokenOf,
   tokensOf,
 } from '../tokenOptions';
@@ -141,34 +140,19 @@ async function serveHttp(
   for (const module of options.module) loadModule(module);
   const runtime = await openRuntime(url, cli.output);
   const stopped = stopSignal();
-  const served = await listen(runtime, { port, host: options.host, token, tokens });
+  const served = await listenOrClose(runtime, { port, host: options.host }, () =>
+    startMcpServer(runtime, { port, host: options.host, token, tokens }),
+  );
   if (!isLoopback(options.host)) {
     cli.output.warn(
       `listening on ${options.host}: anyone who reaches this port and has a token can act on runs`,
     );
   }
-  const fromEnv = options.token === undefined && token !== undefined;
-  const shown = fromEnv ? `<${CONSOLE_TOKEN_VARIABLE}>` : (served.token ?? '<your-token>');
+  const shown = shownToken(options.token, token, served.token);
   cli.output.line(`waymark mcp: ${served.url} (Authorization: Bearer ${shown})`);
   const signal = await stopped;
   cli.output.line(`${signal}: stopping the MCP server`);
   await served.close();
   await runtime.close({ grace: 0 });
   cli.output.line('MCP server stopped');
-}
-
-async function listen(
-  runtime: WaymarkRuntime,
-  options: { port: number; host: string; token?: string; tokens?: ConsoleTokenHash[] },
-): Promise<RunningMcpServer> {
-  try {
-    return await startMcpServer(runtime, options);
-  } catch (error) {
-    await runtime.close({ grace: 0 });
-    throw new CliError(
-      `cannot listen on ${options.host}:${options.port}: ${messageOf(error)}`,
-      ExitCode.Failed,
-      { cause: error },
-    );
-  }
 }
