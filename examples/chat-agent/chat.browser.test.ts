@@ -1,36 +1,30 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { container as rootContainer } from 'tsyringe';
 import { Waymark, type WaymarkRuntime } from 'waymark';
 import { CHAT_MODEL } from './ChatAgent';
 import { createChatServer } from './ChatServer';
 import type { Turn } from './chatTypes';
+import { openChromium, type ChromiumPage } from '../../test/support/chromium';
 import { scriptedAnswer, scriptedChatModel } from './scriptedChatModel';
-
-/** Debian's Chromium, as in test/console/console.browser.test.ts. */
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'];
 
 let dir: string;
 let runtime: WaymarkRuntime;
 let server: Server;
 let origin: string;
-let browser: BrowserContext;
+let chrome: ChromiumPage | undefined;
 let page: Page;
 /** The user messages the model was really asked to answer, in order. */
 const asked: string[] = [];
 /** The paths the server answered, in order. */
 const requested: string[] = [];
-const problems: string[] = [];
+let problems: string[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`no Chromium at ${CHROMIUM}: apt-get install -y chromium (.ci/run does)`);
-  }
   dir = mkdtempSync(join(tmpdir(), 'waymark-chat-browser-'));
   const scope = rootContainer.createChildContainer();
   // A word every 120 ms: an answer takes about 3 s, time to reload in the middle of it.
@@ -44,17 +38,12 @@ beforeAll(async () => {
   server.on('request', (req: { url?: string }) => requested.push(req.url ?? ''));
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  browser = await chromium.launchPersistentContext(join(dir, 'profile'), {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: CHROMIUM_ARGS,
-  });
-  page = browser.pages()[0] ?? (await browser.newPage());
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  chrome = await openChromium();
+  ({ page, problems } = chrome);
 }, 60_000);
 
 afterAll(async () => {
-  await browser?.close();
+  await chrome?.close();
   server?.closeAllConnections();
   await new Promise((done) => server?.close(done));
   await runtime?.close({ grace: 0 });

@@ -1,7 +1,6 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import type { WaymarkRuntime } from 'waymark';
 import { startConsole, type RunningConsole } from '../../src/console';
 import { ConsoleShop, MARKUP_ERROR, SCRIPT_PAYLOAD } from './fixtures/ConsoleShop';
@@ -9,19 +8,8 @@ import { container } from 'tsyringe';
 import { seedHistory } from '../support/seedHistory';
 import { Narrator, NarratorScript } from '../support/fixtures/Narrator';
 import { openRuntime, seedRuns, waitForStatus, type SeededRuns } from './support/seedRuns';
+import { openChromium, type ChromiumPage } from '../support/chromium';
 
-/** Debian's Chromium; `.ci/run` installs the `chromium` package when it is missing. */
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 /**
  * The README's picture of a timeline. Written when missing or with
  * `WAYMARK_UPDATE_SCREENSHOT=1`; otherwise the screenshot goes to the scratch profile, so a
@@ -32,40 +20,24 @@ const README_SCREENSHOT = resolve(__dirname, '../../docs/console-timeline.png');
 let runtime: WaymarkRuntime;
 let served: RunningConsole;
 let runs: SeededRuns;
-let profile: string;
-let browser: BrowserContext;
+let chrome: ChromiumPage | undefined;
 let page: Page;
-const problems: string[] = [];
+let problems: string[];
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`no Chromium at ${CHROMIUM}: apt-get install -y chromium (.ci/run does)`);
-  }
   runtime = await openRuntime();
   runs = await seedRuns(runtime, 'b1');
   runtime.startWorker({ pollInterval: '50ms' });
   served = await startConsole(runtime, { port: 0 });
-  profile = mkdtempSync(join(tmpdir(), 'waymark-chromium-'));
-  // A persistent context is how Playwright takes a --user-data-dir of our choosing.
-  browser = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: CHROMIUM_ARGS,
-    viewport: { width: 1440, height: 900 },
-  });
-  page = browser.pages()[0] ?? (await browser.newPage());
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
-  });
+  chrome = await openChromium({ viewport: { width: 1440, height: 900 }, consoleErrors: true });
+  ({ page, problems } = chrome);
   await page.goto(`${served.url}#token=${served.token}`);
 }, 60_000);
 
 afterAll(async () => {
-  await browser?.close();
+  await chrome?.close();
   await served?.close();
   await runtime?.close({ grace: 0 });
-  if (profile) rmSync(profile, { recursive: true, force: true });
 });
 
 const row = (runId: string): string => `#runs-body tr[data-run-id="${runId}"]`;
@@ -173,7 +145,7 @@ describe('the web console in Chromium', () => {
     expect(await page.$('#timeline g[data-step="sleep"] rect.hatch')).not.toBeNull();
     expect(await page.$('#timeline g[data-step="summarize"] rect.hatch')).toBeNull();
     const update = !existsSync(README_SCREENSHOT) || process.env.WAYMARK_UPDATE_SCREENSHOT === '1';
-    const path = update ? README_SCREENSHOT : join(profile, 'console-timeline.png');
+    const path = update ? README_SCREENSHOT : join(chrome!.profile, 'console-timeline.png');
     mkdirSync(dirname(path), { recursive: true });
     const png = await page.locator('#detail').screenshot({ path });
     expect(png.length).toBeGreaterThan(10_000);

@@ -1,31 +1,22 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { container } from 'tsyringe';
 import type { WaymarkRuntime } from 'waymark';
 import { startConsole, type RunningConsole } from '../../src/console';
 import { FakeOpenAiServer, supportAgentScript } from '../support/fakeOpenAi';
 import { AI_AGENT_ENV, AiAgentWorkflow } from '../ai/support/AiAgentWorkflow';
 import { openRuntime } from './support/seedRuns';
+import { openChromium, type ChromiumPage } from '../support/chromium';
 
-/** Debian's Chromium, as in console.browser.test.ts. */
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'];
 const ANSWER = 'Your order 1 was refunded. Anything else?';
 
 let server: FakeOpenAiServer;
 let runtime: WaymarkRuntime;
 let served: RunningConsole;
-let profile: string;
-let browser: BrowserContext;
+let chrome: ChromiumPage | undefined;
 let page: Page;
-const problems: string[] = [];
+let problems: string[];
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`no Chromium at ${CHROMIUM}: apt-get install -y chromium (.ci/run does)`);
-  }
   // One lookup, one refund, then the answer: five steps, model and tool calls in turn.
   server = await FakeOpenAiServer.start(supportAgentScript({ lookups: 1, answer: ANSWER }));
   container.register(AI_AGENT_ENV, { useValue: { baseURL: server.baseURL, effect: () => {} } });
@@ -33,27 +24,16 @@ beforeAll(async () => {
   await runtime.run(AiAgentWorkflow, 'answer', ['c-generate', 'generate']);
   await runtime.run(AiAgentWorkflow, 'answer', ['c-stream', 'stream']);
   served = await startConsole(runtime, { port: 0 });
-  profile = mkdtempSync(join(tmpdir(), 'waymark-chromium-'));
-  browser = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: CHROMIUM_ARGS,
-    viewport: { width: 1440, height: 900 },
-  });
-  page = browser.pages()[0] ?? (await browser.newPage());
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
-  });
+  chrome = await openChromium({ viewport: { width: 1440, height: 900 }, consoleErrors: true });
+  ({ page, problems } = chrome);
   await page.goto(`${served.url}#token=${served.token}`);
 }, 60_000);
 
 afterAll(async () => {
-  await browser?.close();
+  await chrome?.close();
   await served?.close();
   await runtime?.close({ grace: 0 });
   await server?.close();
-  if (profile) rmSync(profile, { recursive: true, force: true });
 });
 
 /** The visible text of the output cell of step `seq`, once the run's table shows it. */

@@ -1,19 +1,13 @@
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { container } from 'tsyringe';
 import type { WaymarkRuntime } from 'waymark';
 import { createConsoleHandler, generateToken } from '../../src/console';
 import { Narrator, NarratorScript } from '../support/fixtures/Narrator';
 import { ConsoleShop } from './fixtures/ConsoleShop';
 import { openRuntime, waitForStatus } from './support/seedRuns';
-
-/** Debian's Chromium, as in console.browser.test.ts. */
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'];
+import { openChromium, type ChromiumPage } from '../support/chromium';
 
 let runtime: WaymarkRuntime;
 let consoleServer: Server;
@@ -22,8 +16,7 @@ let consoleUrl: string;
 const answered: string[] = [];
 let shop: Server;
 let shopOrigin: string;
-let profile: string;
-let browser: BrowserContext;
+let chrome: ChromiumPage | undefined;
 let page: Page;
 let told: string;
 let other: string;
@@ -55,24 +48,18 @@ beforeAll(async () => {
   });
   await new Promise<void>((done) => consoleServer.listen(0, '127.0.0.1', done));
   consoleUrl = `http://127.0.0.1:${(consoleServer.address() as AddressInfo).port}/`;
-  profile = mkdtempSync(join(tmpdir(), 'waymark-chromium-streams-'));
-  browser = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: CHROMIUM_ARGS,
-  });
-  page = browser.pages()[0] ?? (await browser.newPage());
+  chrome = await openChromium();
+  ({ page } = chrome);
   await page.goto(`${shopOrigin}/order`);
 }, 60_000);
 
 afterAll(async () => {
-  await browser?.close();
+  await chrome?.close();
   consoleServer?.closeAllConnections();
   await new Promise((done) => consoleServer?.close(done));
   shop?.closeAllConnections();
   await new Promise((done) => shop?.close(done));
   await runtime?.close({ grace: 0 });
-  if (profile) rmSync(profile, { recursive: true, force: true });
 });
 
 const streamUrl = (runId: string, token: string): string =>
