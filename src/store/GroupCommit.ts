@@ -62,14 +62,9 @@ export class GroupCommit implements StepInserter {
 
   insertStep(row: StepRow, epoch: number): Promise<'inserted' | 'duplicate'> {
     if (this.inFlight.size === 0 && !this.scheduled) {
-      const commit = { rows: 1 };
-      this.inFlight.add(commit);
+      this.inFlight.add(this.alone);
       const written = this.runs.insertStep(row, epoch);
-      const freed = (): void => {
-        this.inFlight.delete(commit);
-        this.schedule();
-      };
-      written.then(freed, freed);
+      written.then(this.aloneLanded, this.aloneLanded);
       return written;
     }
     // A free lane may take the row in the next commit, at the end of this turn.
@@ -85,6 +80,13 @@ export class GroupCommit implements StepInserter {
       }),
     );
   }
+
+  /** The row written at once (one at a time: only with nothing else in flight). */
+  private readonly alone = { rows: 1 };
+  private readonly aloneLanded = (): void => {
+    this.inFlight.delete(this.alone);
+    this.schedule();
+  };
 
   /**
    * The next commits start once the steps that the last one released have run on to their
