@@ -62,10 +62,10 @@ export interface RuntimeOptions {
   /** Largest stored value (arguments, a result, an error) in bytes; default 1 MiB. */
   maxValueBytes?: number;
   /**
-   * Group commit of plain checkpoints, on by default: the checkpoints of concurrent runs that
-   * arrive while a commit is in flight are written together in the next commit. Durability is
-   * the same — a step returns only after the COMMIT that holds its checkpoint — but a step may
-   * wait for the commit in flight. `false`: each checkpoint commits alone.
+   * Group commit, on by default: the plain checkpoints of concurrent runs, and the rows that
+   * create and end runs, that arrive while a commit is in flight are written together in the
+   * next commit. Durability is the same — a step returns only after the COMMIT that holds its
+   * checkpoint — but a step may wait for the commit in flight. `false`: each commits alone.
    */
   groupCommit?: boolean | GroupCommitOptions;
   /**
@@ -81,7 +81,7 @@ export interface RuntimeOptions {
 
 /** The bounds of one group commit; see {@link RuntimeOptions.groupCommit}. */
 export interface GroupCommitOptions {
-  /** The most checkpoints in one commit; default 500. */
+  /** The most writes (checkpoints, new runs, runs' endings) in one commit; default 500. */
   maxRows?: number;
   /** The most bytes of stored values in one commit, default 4 MiB (a larger value commits alone). */
   maxBytes?: number;

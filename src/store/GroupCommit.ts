@@ -1,9 +1,22 @@
-import type { StepRow } from './rows';
-import type { RunStore } from './RunStore';
-import type { FencedStep, StepBatches, StepLanding } from './StepBatches';
+import {
+  BatchWriter,
+  type GroupCommitWriters,
+  type GroupedWrite,
+  type Landing,
+} from './BatchWriter';
+import type { RunRow, StepRow } from './rows';
+import type { RunFinish, RunStore } from './RunStore';
+
+export type { GroupCommitWriters } from './BatchWriter';
 
 /** Where a checkpoint's row is inserted: alone ({@link RunStore}) or in a group commit. */
 export type StepInserter = Pick<RunStore, 'insertStep'>;
+
+/**
+ * Where new runs, checkpoints and runs' endings are written: alone ({@link RunStore}) or in
+ * group commits, each write with its own answer.
+ */
+export type GroupedWrites = Pick<RunStore, 'insertRun' | 'insertStep' | 'finishRun'>;
 
 /**
  * How many commits may be in flight at once, and the fewest rows worth a commit of their own
@@ -20,23 +33,19 @@ export interface GroupCommitBounds {
   readonly maxBytes: number;
 }
 
-interface Waiting extends FencedStep {
-  readonly bytes: number;
-  readonly settle: (landing: StepLanding) => void;
-}
-
 /** A row's settled commit, waiting to hand its answer to its step. */
 interface Landed {
-  readonly step: Waiting;
-  readonly landing: StepLanding;
+  readonly step: GroupedWrite;
+  readonly landing: Landing;
 }
 
 /**
- * Group commit of plain checkpoints. With no commit in flight, a row is written at once, as
- * it would be alone: one run waits no longer than today. Rows that arrive while commits are
- * in flight wait, then go together in the next commit, up to the bounds. Each row's promise
- * settles only after the COMMIT that holds it, with its own answer: stored, a duplicate, or
- * its own error (a lost fence fails its step alone).
+ * Group commit of plain checkpoints and of runs' endings. With no commit in flight, a write
+ * goes at once, as it would alone: one run waits no longer than today. Writes that arrive
+ * while commits are in flight wait, then go together in the next commit, up to the bounds.
+ * Each write's promise settles only after the COMMIT that holds it, with its own answer:
+ * stored, a duplicate, or its own error (a lost fence fails its step, or its run's ending,
+ * alone).
  *
  * With more than one lane (a server database, whose commits can overlap on separate
  * connections), the JavaScript of some steps runs while the others' commit is in flight:
@@ -44,8 +53,8 @@ interface Landed {
  * rest once the next commit is on the wire. One lane (SQLite, whose writes block the thread)
  * hands back every row at once.
  */
-export class GroupCommit implements StepInserter {
-  private readonly waiting: Waiting[] = [];
+export class GroupCommit implements GroupedWrites {
+  private readonly waiting: GroupedWrite[] = [];
   private readonly held: Landed[] = [];
   /** Rows in each commit in flight. */
   private readonly inFlight = new Set<{ rows: number }>();
@@ -53,32 +62,85 @@ export class GroupCommit implements StepInserter {
   /** One lane's share of the rows in flight, as of the last commit that landed. */
   private share = 1;
 
+  private readonly batchWriter: BatchWriter;
+
   constructor(
     private readonly runs: RunStore,
-    private readonly batches: StepBatches,
+    writers: GroupCommitWriters,
     private readonly bounds: GroupCommitBounds,
     private readonly lanes: GroupCommitLanes,
-  ) {}
+  ) {
+    this.batchWriter = new BatchWriter(runs, writers);
+  }
 
-  insertStep(row: StepRow, epoch: number): Promise<'inserted' | 'duplicate'> {
-    if (this.inFlight.size === 0 && !this.scheduled) {
-      this.inFlight.add(this.alone);
-      const written = this.runs.insertStep(row, epoch);
-      written.then(this.aloneLanded, this.aloneLanded);
-      return written;
-    }
-    // A free lane may take the row in the next commit, at the end of this turn.
-    if (this.inFlight.size < this.lanes.count) this.schedule();
+  insertRun(row: RunRow, leaseMs: number | null): Promise<boolean> {
+    if (this.idle()) return this.writeAlone(this.runs.insertRun(row, leaseMs));
     return new Promise((resolve, reject) =>
-      this.waiting.push({
+      this.enqueue({
+        kind: 'start',
         row,
-        epoch,
-        bytes: rowBytes(row),
+        leaseMs,
+        bytes: row.args.length + row.id.length + row.workflow.length + 128,
         settle: (landing) =>
-          // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the store's error, as it is
-          landing.status === 'fulfilled' ? resolve(landing.value) : reject(landing.reason),
+          landing.status === 'fulfilled'
+            ? resolve(landing.value as boolean)
+            : // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the store's error, as it is
+              reject(landing.reason),
       }),
     );
+  }
+
+  insertStep(row: StepRow, epoch: number): Promise<'inserted' | 'duplicate'> {
+    if (this.idle()) return this.writeAlone(this.runs.insertStep(row, epoch));
+    return new Promise((resolve, reject) =>
+      this.enqueue({
+        kind: 'step',
+        row,
+        epoch,
+        bytes: (row.output?.length ?? 0) + row.name.length + row.runId.length + 64,
+        settle: (landing) =>
+          landing.status === 'fulfilled'
+            ? resolve(landing.value as 'inserted' | 'duplicate')
+            : // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the store's error, as it is
+              reject(landing.reason),
+      }),
+    );
+  }
+
+  finishRun(runId: string, epoch: number, finish: RunFinish, now: number): Promise<void> {
+    if (this.idle()) return this.writeAlone(this.runs.finishRun(runId, epoch, finish, now));
+    return new Promise((resolve, reject) =>
+      this.enqueue({
+        kind: 'finish',
+        runId,
+        epoch,
+        finish,
+        now,
+        bytes: (finish.result?.length ?? 0) + (finish.error?.length ?? 0) + runId.length + 64,
+        settle: (landing) =>
+          landing.status === 'fulfilled'
+            ? resolve()
+            : // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the store's error, as it is
+              reject(landing.reason),
+      }),
+    );
+  }
+
+  /** Whether nothing is in flight or about to go: a write then goes at once, alone. */
+  private idle(): boolean {
+    return this.inFlight.size === 0 && !this.scheduled;
+  }
+
+  private writeAlone<T>(written: Promise<T>): Promise<T> {
+    this.inFlight.add(this.alone);
+    written.then(this.aloneLanded, this.aloneLanded);
+    return written;
+  }
+
+  private enqueue(waiting: GroupedWrite): void {
+    // A free lane may take the write in the next commit, at the end of this turn.
+    if (this.inFlight.size < this.lanes.count) this.schedule();
+    this.waiting.push(waiting);
   }
 
   /** The row written at once (one at a time: only with nothing else in flight). */
@@ -115,24 +177,23 @@ export class GroupCommit implements StepInserter {
     return this.inFlight.size < count && this.waiting.length >= fewestRows;
   }
 
-  private commit(batch: Waiting[]): void {
+  private commit(batch: GroupedWrite[]): void {
     const commit = { rows: batch.length };
     this.inFlight.add(commit);
-    const landed = (landings: readonly StepLanding[]): void => {
+    const landed = (landings: readonly Landing[]): void => {
       this.inFlight.delete(commit);
       this.handBack(batch, landings);
     };
     // One callback settles the rows and schedules the next commit: each `then` is a promise
     // on every checkpoint.
     if (batch.length === 1) {
-      const [step] = batch;
-      this.runs.insertStep(step.row, step.epoch).then(
+      this.batchWriter.one(batch[0]).then(
         (value) => landed([{ status: 'fulfilled', value }]),
         (reason: unknown) => landed([{ status: 'rejected', reason }]),
       );
       return;
     }
-    this.batches.write(batch).then(
+    this.batchWriter.together(batch).then(
       landed,
       // The commit itself failed (after the store's retries): every row of it fails alike.
       (reason: unknown) => landed(batch.map(() => ({ status: 'rejected', reason }))),
@@ -144,7 +205,7 @@ export class GroupCommit implements StepInserter {
    * are shared out evenly over the lanes: as many as one lane's share now, the rest held and
    * handed back a share at a time, each once the commit before it is on its way.
    */
-  private handBack(batch: readonly Waiting[], landings: readonly StepLanding[]): void {
+  private handBack(batch: readonly GroupedWrite[], landings: readonly Landing[]): void {
     let now = batch.length;
     const { count, fewestRows } = this.lanes;
     if (count > 1 && batch.length > 1) {
@@ -165,7 +226,7 @@ export class GroupCommit implements StepInserter {
   };
 
   /** The oldest waiting rows that fit in one commit. */
-  private take(): Waiting[] {
+  private take(): GroupedWrite[] {
     const { maxRows, maxBytes } = this.bounds;
     let count = 0;
     let bytes = 0;
@@ -176,9 +237,4 @@ export class GroupCommit implements StepInserter {
     }
     return this.waiting.splice(0, count);
   }
-}
-
-/** What a row costs a statement, roughly: its stored value and its names. */
-function rowBytes(row: StepRow): number {
-  return (row.output?.length ?? 0) + row.name.length + row.runId.length + 64;
 }

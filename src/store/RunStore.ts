@@ -10,7 +10,13 @@ import {
   type StepRow,
 } from './rows';
 import type { RunStatus } from '../model/RunStatus';
-import { runInsertParams, stepInsertParams, statementsFor, type Statements } from './statements';
+import {
+  finishRunParams,
+  runInsertParams,
+  stepInsertParams,
+  statementsFor,
+  type Statements,
+} from './statements';
 import type { DirectResult } from './connection/DirectDriver';
 
 /** A run's stored history: step outcomes and failed attempts, each in sequence order. */
@@ -134,15 +140,11 @@ export class RunStore {
 
   /** Stores the run's outcome and releases it; the one write that ends a run. */
   async finishRun(runId: string, epoch: number, finish: RunFinish, now: number): Promise<void> {
-    const { affected } = await this.exec(`finish run "${runId}"`, this.sql.finishRun, [
-      finish.status,
-      finish.result,
-      finish.error,
-      finish.parkedReason,
-      now,
-      runId,
-      epoch,
-    ]);
+    const { affected } = await this.exec(
+      `finish run "${runId}"`,
+      this.sql.finishRun,
+      finishRunParams({ runId, epoch, finish, now }),
+    );
     if (affected !== 1) throw new LeaseLostError(runId, epoch);
   }
 

@@ -6,8 +6,9 @@ import {
   GroupCommit,
   type GroupCommitBounds,
   type GroupCommitLanes,
-  type StepInserter,
+  type GroupedWrites,
 } from './GroupCommit';
+import { FinishBatches } from './FinishBatches';
 import { KeyStore } from './KeyStore';
 import { Leases } from './Leases';
 import { LimiterSlots } from './LimiterSlots';
@@ -23,6 +24,7 @@ import { StoredErrors, type DecodeValue } from './StoredErrors';
 import { RunStore } from './RunStore';
 import { ScheduleStore } from './ScheduleStore';
 import { SignalStore, type SignalRule } from './SignalStore';
+import { StartBatches } from './StartBatches';
 import { StepBatches } from './StepBatches';
 import { StreamStore } from './StreamStore';
 
@@ -59,10 +61,10 @@ export class Stores {
   /** Runs, steps and attempts: the hot path's one write per step. */
   readonly runs: RunStore;
   /**
-   * Where plain checkpoints are inserted: in group commits, or alone (when group commit is
-   * off, and inside a transaction, whose rows commit with it).
+   * Where new runs, plain checkpoints and runs' endings are written: in group commits, or
+   * alone (when group commit is off, and inside a transaction, whose rows commit with it).
    */
-  readonly checkpoints: StepInserter;
+  readonly checkpoints: GroupedWrites;
   /** Claims and renewals of run leases. */
   readonly leases: Leases;
   /** Claims of runs no queue limit holds back; handing runs back; their statuses. */
@@ -99,7 +101,11 @@ export class Stores {
       settings.groupCommit && !db.inTransaction
         ? new GroupCommit(
             this.runs,
-            new StepBatches(db, this.runs),
+            {
+              starts: new StartBatches(db, this.runs),
+              steps: new StepBatches(db, this.runs),
+              finishes: new FinishBatches(db),
+            },
             settings.groupCommit,
             db.dialect === 'sqlite' ? SQLITE_LANES : SERVER_LANES,
           )

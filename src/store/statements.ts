@@ -1,5 +1,6 @@
 import type { DialectName } from './connection/Dialect';
 import { numbered } from './connection/placeholders';
+import type { FencedFinish } from './FinishBatches';
 import type { RunRow, StepRow } from './rows';
 import { serverNowSql, serverTimeAfterSql } from './serverClock';
 
@@ -186,4 +187,9 @@ export function stepInsertParams(step: StepRow, epoch: number): unknown[] {
     step.runId,
     epoch,
   ];
+}
+
+/** Parameters of the one-run ending (`finishRun`, every dialect), in order; the fence last. */
+export function finishRunParams({ runId, epoch, finish, now }: FencedFinish): unknown[] {
+  return [finish.status, finish.result, finish.error, finish.parkedReason, now, runId, epoch];
 }

@@ -5,6 +5,7 @@ import type { LeaseHolder } from '../../ground/ProcessIdentity';
 import { leaseLapsed } from '../../store/Leases';
 import { newRunRowOf, type RunRow } from '../../store/rows';
 import type { RunStore } from '../../store/RunStore';
+import type { GroupedWrites } from '../../store/GroupCommit';
 import type { Acquisition, RunIdentity } from './Acquisition';
 import type { ClaimToken, Claims, Holding } from './Claims';
 import type { WorkflowCall } from './WorkflowCall';
@@ -15,6 +16,8 @@ import { storedOutcome } from './storedOutcome';
 /** What acquiring runs uses. */
 export interface RunAcquirerDeps {
   readonly store: RunStore;
+  /** Where a new run's row is inserted: in a group commit, or alone. */
+  readonly starts: Pick<GroupedWrites, 'insertRun'>;
   readonly claims: Claims;
   readonly codec: Codec;
   readonly clock: Clock;
@@ -51,11 +54,11 @@ export class RunAcquirer {
     superseded: () => boolean,
     timing: RunTiming = {},
   ): Promise<Acquisition> {
-    const { store, clock, claims } = this.deps;
+    const { store, starts, clock, claims } = this.deps;
     const { holding, claim } = claims.forNewRun(runId);
     const now = clock.now();
     const row = newRunRow(runId, call, identity, parentRunId ?? null, now, holding, timing);
-    if (await store.insertRun(row, claims.leaseMs)) {
+    if (await starts.insertRun(row, claims.leaseMs)) {
       return this.claimed(claim, call, new Map(), [], false);
     }
     const stored = await store.loadRun(runId);

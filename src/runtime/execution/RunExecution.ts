@@ -6,6 +6,7 @@ import { isSerializationError } from '../../errors/SerializationError';
 import type { Clock } from '../../ground/Clock';
 import type { Lifecycle } from '../../ground/Lifecycle';
 import type { Logger } from '../../ground/Logger';
+import type { GroupedWrites } from '../../store/GroupCommit';
 import type { RunFinish, RunStore } from '../../store/RunStore';
 import type { RunClaims } from '../../store/RunClaims';
 import type { RuntimeEvents } from './RuntimeEvents';
@@ -21,6 +22,8 @@ import { storedOutcome } from './storedOutcome';
 /** What executing a claimed run uses. */
 export interface RunExecutionDeps {
   readonly store: RunStore;
+  /** Where the run's ending is written: in a group commit, or alone. */
+  readonly finishes: Pick<GroupedWrites, 'finishRun'>;
   readonly queue: RunClaims;
   readonly codec: Codec;
   readonly clock: Clock;
@@ -78,7 +81,7 @@ export class RunExecution implements RunExecutor {
     lifecycle.assertAlive(`finish run "${run.runId}"`);
 
     const { finish, outcome } = this.conclude(run, settled);
-    await this.deps.store.finishRun(run.runId, run.epoch, finish, this.deps.clock.now());
+    await this.deps.finishes.finishRun(run.runId, run.epoch, finish, this.deps.clock.now());
     if (outcome.status === 'completed') events.emit('run.completed', ids);
     else if (outcome.status === 'needs_attention')
       events.emit('run.needs_attention', { ...ids, error: outcome.error });

@@ -81,12 +81,18 @@ export function assembleExecution(s: ExecutionSettings): ExecutionFloor {
     ...{ self, leaseMs, clock, events },
   });
   const observer = new RunObserver(store, codec, clock, lifecycle, self);
-  const execution = new RunExecution({ store, queue, codec, clock, events, lifecycle, logger });
+  const execution = new RunExecution({
+    ...{ store, queue, codec, clock, events, lifecycle, logger },
+    finishes: stores.checkpoints,
+  });
   const executions = new Executions(execution, observer);
   const calls = new StoredCalls(codec, s.resolveInstance);
   const notices = new HeldRunNotices(logger, clock);
   const onHeld = (row: RunRow) => notices.heldElsewhere(row);
-  const acquirer = new RunAcquirer({ store, claims, codec, clock, self, onHeld });
+  const acquirer = new RunAcquirer({
+    ...{ store, claims, codec, clock, self, onHeld },
+    starts: stores.checkpoints,
+  });
   const starter = new RunStarter({
     ...{ store, codec, clock, lifecycle, executions, acquirer, flows },
     admission: stores.queueAdmission,

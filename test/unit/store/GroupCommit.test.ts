@@ -4,8 +4,10 @@ import {
   type GroupCommitBounds,
   type GroupCommitLanes,
 } from '../../../src/store/GroupCommit';
-import type { StepRow } from '../../../src/store/rows';
-import type { RunStore } from '../../../src/store/RunStore';
+import { newRunRowOf, type RunRow, type StepRow } from '../../../src/store/rows';
+import type { FencedFinish, FinishBatches, FinishLanding } from '../../../src/store/FinishBatches';
+import type { RunFinish, RunStore } from '../../../src/store/RunStore';
+import type { NewRun, StartBatches, StartLanding } from '../../../src/store/StartBatches';
 import type { FencedStep, StepBatches, StepLanding } from '../../../src/store/StepBatches';
 
 type Answer = 'inserted' | 'duplicate';
@@ -34,11 +36,25 @@ function pending<T>(): Pending<T> {
 class FakeStore {
   readonly alone: Array<{ row: StepRow; epoch: number; write: Pending<Answer> }> = [];
   readonly batches: Array<{ steps: FencedStep[]; write: Pending<StepLanding[]> }> = [];
+  readonly createdAlone: Array<{ row: RunRow; leaseMs: number | null; write: Pending<boolean> }> =
+    [];
+  readonly finishedAlone: Array<{ runId: string; epoch: number; write: Pending<void> }> = [];
+  readonly finishBatches: Array<{ finishes: FencedFinish[]; write: Pending<FinishLanding[]> }> = [];
 
   readonly runs = {
     insertStep: (row: StepRow, epoch: number): Promise<Answer> => {
       const write = pending<Answer>();
       this.alone.push({ row, epoch, write });
+      return write.promise;
+    },
+    insertRun: (row: RunRow, leaseMs: number | null): Promise<boolean> => {
+      const write = pending<boolean>();
+      this.createdAlone.push({ row, leaseMs, write });
+      return write.promise;
+    },
+    finishRun: (runId: string, epoch: number): Promise<void> => {
+      const write = pending<void>();
+      this.finishedAlone.push({ runId, epoch, write });
       return write.promise;
     },
   } as unknown as RunStore;
@@ -50,6 +66,26 @@ class FakeStore {
       return write.promise;
     },
   } as unknown as StepBatches;
+
+  readonly starts: Array<{ runs: NewRun[]; write: Pending<StartLanding[]> }> = [];
+
+  readonly writers = {
+    starts: {
+      write: (runs: readonly NewRun[]): Promise<StartLanding[]> => {
+        const write = pending<StartLanding[]>();
+        this.starts.push({ runs: [...runs], write });
+        return write.promise;
+      },
+    } as unknown as StartBatches,
+    steps: this.stepBatches,
+    finishes: {
+      write: (finishes: readonly FencedFinish[]): Promise<FinishLanding[]> => {
+        const write = pending<FinishLanding[]>();
+        this.finishBatches.push({ finishes: [...finishes], write });
+        return write.promise;
+      },
+    } as unknown as FinishBatches,
+  };
 
   /** Runs of the rows of each batch so far, in order. */
   batchRuns(): string[][] {
@@ -100,7 +136,7 @@ const inserted = (n: number): StepLanding[] =>
 describe('GroupCommit', () => {
   it('writes the first row alone and at once, and answers with the store’s answer', async () => {
     const store = new FakeStore();
-    const queue = new GroupCommit(store.runs, store.stepBatches, WIDE, ONE_LANE);
+    const queue = new GroupCommit(store.runs, store.writers, WIDE, ONE_LANE);
     const first = queue.insertStep(row('a'), 7);
     expect(store.alone.map((a) => [a.row.runId, a.epoch])).toEqual([['a', 7]]);
     store.alone[0].write.resolve('duplicate');
@@ -111,7 +147,7 @@ describe('GroupCommit', () => {
 
   it('holds the rows that arrive during a commit, then writes them together in one batch', async () => {
     const store = new FakeStore();
-    const queue = new GroupCommit(store.runs, store.stepBatches, WIDE, ONE_LANE);
+    const queue = new GroupCommit(store.runs, store.writers, WIDE, ONE_LANE);
     const first = queue.insertStep(row('a'), 1);
     const rest = ['b', 'c', 'd'].map((runId, i) => queue.insertStep(row(runId), 10 + i));
     await settle();
@@ -137,7 +173,7 @@ describe('GroupCommit', () => {
 
   it('lets the steps a commit released reach their next checkpoints before the next commit starts', async () => {
     const store = new FakeStore();
-    const queue = new GroupCommit(store.runs, store.stepBatches, WIDE, ONE_LANE);
+    const queue = new GroupCommit(store.runs, store.writers, WIDE, ONE_LANE);
     const first = queue.insertStep(row('a'), 1);
     // As steps do: the answer of one checkpoint runs on to the next, in a promise callback.
     const onward = ['b', 'c'].map((runId) =>
@@ -162,7 +198,7 @@ describe('GroupCommit', () => {
 
   it('writes at most maxRows rows in one commit, the oldest first, and a last one alone', async () => {
     const store = new FakeStore();
-    const queue = new GroupCommit(store.runs, store.stepBatches, { ...WIDE, maxRows: 2 }, ONE_LANE);
+    const queue = new GroupCommit(store.runs, store.writers, { ...WIDE, maxRows: 2 }, ONE_LANE);
     const first = queue.insertStep(row('a'), 1);
     const rest = ['b', 'c', 'd', 'e', 'f'].map((runId) => queue.insertStep(row(runId), 1));
     store.alone[0].write.resolve('inserted');
@@ -188,7 +224,7 @@ describe('GroupCommit', () => {
     const store = new FakeStore();
     const queue = new GroupCommit(
       store.runs,
-      store.stepBatches,
+      store.writers,
       { maxRows: 500, maxBytes: 1024 },
       ONE_LANE,
     );
@@ -226,7 +262,7 @@ describe('GroupCommit', () => {
 
   it('fails every row of a batch whose commit failed, then goes on with the next rows', async () => {
     const store = new FakeStore();
-    const queue = new GroupCommit(store.runs, store.stepBatches, WIDE, ONE_LANE);
+    const queue = new GroupCommit(store.runs, store.writers, WIDE, ONE_LANE);
     const first = queue.insertStep(row('a'), 1);
     const batch = [queue.insertStep(row('b'), 1), queue.insertStep(row('c'), 1)];
     store.alone[0].write.resolve('inserted');
@@ -248,7 +284,7 @@ describe('GroupCommit', () => {
 
   it('fails only the row the batch refused (a lost fence), not its neighbours', async () => {
     const store = new FakeStore();
-    const queue = new GroupCommit(store.runs, store.stepBatches, WIDE, ONE_LANE);
+    const queue = new GroupCommit(store.runs, store.writers, WIDE, ONE_LANE);
     const first = queue.insertStep(row('a'), 1);
     const batch = ['b', 'lost', 'c'].map((runId) => queue.insertStep(row(runId), 1));
     store.alone[0].write.resolve('inserted');
@@ -266,7 +302,7 @@ describe('GroupCommit', () => {
 
   it('goes on after the row written alone failed: that row fails, the waiting ones commit', async () => {
     const store = new FakeStore();
-    const queue = new GroupCommit(store.runs, store.stepBatches, WIDE, ONE_LANE);
+    const queue = new GroupCommit(store.runs, store.writers, WIDE, ONE_LANE);
     const first = queue.insertStep(row('a'), 1);
     const waiting = [queue.insertStep(row('b'), 1), queue.insertStep(row('c'), 1)];
     store.alone[0].write.reject(new LeaseLostError('a', 1));
@@ -279,7 +315,7 @@ describe('GroupCommit', () => {
 
   it('writes the next row at once again after the queue emptied', async () => {
     const store = new FakeStore();
-    const queue = new GroupCommit(store.runs, store.stepBatches, WIDE, ONE_LANE);
+    const queue = new GroupCommit(store.runs, store.writers, WIDE, ONE_LANE);
     const first = queue.insertStep(row('a'), 1);
     const batch = [queue.insertStep(row('b'), 1), queue.insertStep(row('c'), 1)];
     store.alone[0].write.resolve('inserted');
@@ -300,7 +336,7 @@ describe('GroupCommit', () => {
   describe('with two lanes (PostgreSQL: commits overlap on two connections)', () => {
     it('starts a second commit for the rows that arrive while one is in flight, never a third', async () => {
       const store = new FakeStore();
-      const queue = new GroupCommit(store.runs, store.stepBatches, WIDE, TWO_LANES);
+      const queue = new GroupCommit(store.runs, store.writers, WIDE, TWO_LANES);
       const first = queue.insertStep(row('a'), 1);
       const second = ['b', 'c'].map((runId) => queue.insertStep(row(runId), 1));
       await settle();
@@ -326,7 +362,7 @@ describe('GroupCommit', () => {
 
     it('hands back a landed commit’s rows in two shares: the second after the next commit started', async () => {
       const store = new FakeStore();
-      const queue = new GroupCommit(store.runs, store.stepBatches, WIDE, TWO_LANES);
+      const queue = new GroupCommit(store.runs, store.writers, WIDE, TWO_LANES);
       const order: string[] = [];
       const realWrite = store.stepBatches.write.bind(store.stepBatches);
       store.stepBatches.write = (steps) => {
@@ -364,7 +400,7 @@ describe('GroupCommit', () => {
 
     it('opens the second lane only for enough rows to be worth a commit of their own', async () => {
       const store = new FakeStore();
-      const queue = new GroupCommit(store.runs, store.stepBatches, WIDE, {
+      const queue = new GroupCommit(store.runs, store.writers, WIDE, {
         count: 2,
         fewestRows: 3,
       });
@@ -384,7 +420,7 @@ describe('GroupCommit', () => {
 
     it('keeps each held row’s own answer: a lost fence fails only its step', async () => {
       const store = new FakeStore();
-      const queue = new GroupCommit(store.runs, store.stepBatches, WIDE, TWO_LANES);
+      const queue = new GroupCommit(store.runs, store.writers, WIDE, TWO_LANES);
       const first = queue.insertStep(row('a'), 1);
       const batch = ['b', 'c', 'lost', 'd'].map((runId) => queue.insertStep(row(runId), 1));
       await settle();
@@ -400,6 +436,135 @@ describe('GroupCommit', () => {
       const seen = await states(batch);
       expect([seen[0], seen[1], seen[3]]).toEqual(['inserted', 'duplicate', 'inserted']);
       await expect(batch[2]).rejects.toBeInstanceOf(LeaseLostError);
+    });
+  });
+
+  describe('runs’ endings', () => {
+    const completed: RunFinish = {
+      status: 'completed',
+      result: '1',
+      error: null,
+      parkedReason: null,
+    };
+
+    it('writes an ending alone and at once when nothing is in flight', async () => {
+      const store = new FakeStore();
+      const queue = new GroupCommit(store.runs, store.writers, WIDE, ONE_LANE);
+      const ended = queue.finishRun('a', 3, completed, 10);
+      expect(store.finishedAlone.map((f) => [f.runId, f.epoch])).toEqual([['a', 3]]);
+      store.finishedAlone[0].write.resolve();
+      await expect(ended).resolves.toBeUndefined();
+      await settle();
+      expect(store.finishBatches).toEqual([]);
+    });
+
+    it('joins the next commit beside checkpoints, each settled only after its own statement', async () => {
+      const store = new FakeStore();
+      const queue = new GroupCommit(store.runs, store.writers, WIDE, ONE_LANE);
+      const first = queue.insertStep(row('a'), 1);
+      const step = queue.insertStep(row('b'), 1);
+      const endings = ['c', 'd'].map((runId) => queue.finishRun(runId, 2, completed, 10));
+      await settle();
+      expect(store.finishedAlone).toEqual([]);
+      store.alone[0].write.resolve('inserted');
+      await first;
+      await settle();
+      // One commit: its checkpoints in one statement, its endings in another beside it.
+      expect(store.batchRuns()).toEqual([['b']]);
+      expect(store.finishBatches.map((b) => b.finishes.map((f) => [f.runId, f.epoch]))).toEqual([
+        [
+          ['c', 2],
+          ['d', 2],
+        ],
+      ]);
+      store.batches[0].write.resolve(inserted(1));
+      await settle();
+      // The checkpoints' statement landed; the endings' has not: nobody of the batch is told.
+      expect(await states([step])).toEqual(['pending']);
+      const lost = expect(endings[1]).rejects.toBeInstanceOf(LeaseLostError);
+      store.finishBatches[0].write.resolve([
+        { status: 'fulfilled', value: undefined },
+        { status: 'rejected', reason: new LeaseLostError('d', 2) },
+      ]);
+      await expect(step).resolves.toBe('inserted');
+      await expect(endings[0]).resolves.toBeUndefined();
+      await lost;
+    });
+
+    it('fails only the endings when their statement fails, not the checkpoints beside them', async () => {
+      const store = new FakeStore();
+      const queue = new GroupCommit(store.runs, store.writers, WIDE, ONE_LANE);
+      const first = queue.insertStep(row('a'), 1);
+      const steps = ['b', 'c'].map((runId) => queue.insertStep(row(runId), 1));
+      const ending = queue.finishRun('d', 1, completed, 10);
+      await settle();
+      store.alone[0].write.resolve('inserted');
+      await first;
+      await settle();
+      const refused = expect(ending).rejects.toThrow('connection lost');
+      store.batches[0].write.resolve(inserted(2));
+      store.finishBatches[0].write.reject(new Error('connection lost'));
+      expect(await states(steps)).toEqual(['inserted', 'inserted']);
+      await refused;
+    });
+
+    it('writes a batch of endings alone in one statement, without a checkpoint statement', async () => {
+      const store = new FakeStore();
+      const queue = new GroupCommit(store.runs, store.writers, WIDE, ONE_LANE);
+      const first = queue.insertStep(row('a'), 1);
+      const endings = ['b', 'c'].map((runId) => queue.finishRun(runId, 1, completed, 10));
+      await settle();
+      store.alone[0].write.resolve('inserted');
+      await first;
+      await settle();
+      expect(store.batches).toEqual([]);
+      expect(store.finishBatches.map((b) => b.finishes.map((f) => f.runId))).toEqual([['b', 'c']]);
+      store.finishBatches[0].write.resolve([
+        { status: 'fulfilled', value: undefined },
+        { status: 'fulfilled', value: undefined },
+      ]);
+      await expect(Promise.all(endings)).resolves.toEqual([undefined, undefined]);
+    });
+  });
+
+  describe('new runs', () => {
+    const newRun = (id: string): RunRow =>
+      newRunRowOf({ id, workflow: 'flow', version: null, args: '[]', epoch: 1, createdAt: 1 });
+
+    it('creates a run alone and at once when nothing is in flight', async () => {
+      const store = new FakeStore();
+      const queue = new GroupCommit(store.runs, store.writers, WIDE, ONE_LANE);
+      const created = queue.insertRun(newRun('a'), 30_000);
+      expect(store.createdAlone.map((c) => [c.row.id, c.leaseMs])).toEqual([['a', 30_000]]);
+      store.createdAlone[0].write.resolve(false);
+      await expect(created).resolves.toBe(false);
+      await settle();
+      expect(store.starts).toEqual([]);
+    });
+
+    it('creates the runs started during a commit together, each answered with its own landing', async () => {
+      const store = new FakeStore();
+      const queue = new GroupCommit(store.runs, store.writers, WIDE, ONE_LANE);
+      const first = queue.insertRun(newRun('a'), 30_000);
+      const rest = ['b', 'c', 'd'].map((id) => queue.insertRun(newRun(id), 30_000));
+      const step = queue.insertStep(row('x'), 1);
+      await settle();
+      store.createdAlone[0].write.resolve(true);
+      await expect(first).resolves.toBe(true);
+      await settle();
+      // One commit: the new runs in one statement, the checkpoint in another beside it.
+      expect(store.starts.map((s) => s.runs.map((r) => r.row.id))).toEqual([['b', 'c', 'd']]);
+      expect(store.batchRuns()).toEqual([['x']]);
+      const refused = expect(rest[2]).rejects.toThrow('disk full');
+      store.starts[0].write.resolve([
+        { status: 'fulfilled', value: true },
+        { status: 'fulfilled', value: false },
+        { status: 'rejected', reason: new Error('disk full') },
+      ]);
+      store.batches[0].write.resolve(inserted(1));
+      await expect(Promise.all(rest.slice(0, 2))).resolves.toEqual([true, false]);
+      await refused;
+      await expect(step).resolves.toBe('inserted');
     });
   });
 });

@@ -77,7 +77,11 @@ export async function openMemoryStore(): Promise<MemoryStore> {
     clock,
     events: new RuntimeEvents(quietConsoleLogger),
   });
-  const acquirer = new RunAcquirer({ store, claims, codec, clock, self, onHeld: () => undefined });
+  const acquirer = new RunAcquirer({
+    ...{ store, claims, codec, clock, self },
+    starts: store,
+    onHeld: () => undefined,
+  });
   const identity = (call: WorkflowCall) => ({
     workflow: call.plan.name,
     args: Codec.canonical(codec.encode(call.args, 'args')),
