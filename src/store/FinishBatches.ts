@@ -1,7 +1,7 @@
 import { LeaseLostError } from '../errors/LeaseLostError';
 import type { Database } from './connection/Database';
 import type { RunFinish } from './RunStore';
-import { finishRunParams, statementsFor } from './statements';
+import { byRowCount, finishRunParams, statementsFor } from './statements';
 
 /** One run's ending waiting for its commit: how it ended, when, and the epoch that fences it. */
 export interface FencedFinish {
@@ -30,7 +30,7 @@ const POSTGRES_FINISH_RUNS =
 const SQLITE_FINISH_RUN = statementsFor('sqlite').finishRun;
 
 /** MySQL/MariaDB: `count` runs in one update, each column chosen by the run's id. */
-function mysqlFinishRuns(count: number): string {
+const mysqlFinishRuns = byRowCount((count) => {
   const byId = Array(count).fill('WHEN ? THEN ?').join(' ');
   const column = (name: string): string => `${name} = CASE id ${byId} END`;
   return (
@@ -38,7 +38,7 @@ function mysqlFinishRuns(count: number): string {
     `owner = NULL, lease_expires_at = NULL, ${column('updated_at')} ` +
     `WHERE id IN (${Array(count).fill('?').join(', ')}) AND epoch = CASE id ${byId} END`
   );
-}
+});
 
 /** The MySQL statement's parameters, in its order: five columns by id, the ids, the epochs. */
 function mysqlFinishParams(finishes: readonly FencedFinish[]): unknown[] {

@@ -4,7 +4,7 @@ import type { DirectResult } from './connection/DirectDriver';
 import type { RunRow } from './rows';
 import type { RunStore } from './RunStore';
 import { serverNowSql } from './serverClock';
-import { INSERTED_RUN_COLUMNS, runInsertParams, statementsFor } from './statements';
+import { INSERTED_RUN_COLUMNS, byRowCount, runInsertParams, statementsFor } from './statements';
 
 /** One new run waiting for its commit: its row, leased for `leaseMs` from the server's now. */
 export interface NewRun {
@@ -61,10 +61,10 @@ const POSTGRES_INSERT_RUNS = (() => {
 const SQLITE_INSERT_RUN = statementsFor('sqlite').insertRun;
 
 /** MySQL/MariaDB: the one-run insert's statement with `count` rows. */
-function mysqlInsertRuns(count: number): string {
+const mysqlInsertRuns = byRowCount((count) => {
   const [into, row] = statementsFor('mysql').insertRun.split(' VALUES ');
   return `${into} VALUES ${Array(count).fill(row).join(', ')}`;
-}
+});
 
 /**
  * Creates many runs in one commit — one statement on PostgreSQL and MySQL/MariaDB, one

@@ -3,7 +3,7 @@ import { isDuplicateKey, isMissingReference } from './connection/Dialect';
 import type { DirectResult } from './connection/DirectDriver';
 import type { StepRow } from './rows';
 import type { RunStore } from './RunStore';
-import { statementsFor, stepInsertParams } from './statements';
+import { appendStepInsertParams, byRowCount, statementsFor, stepInsertParams } from './statements';
 
 /** One checkpoint waiting for its commit: the step's row and the epoch that fences it. */
 export interface FencedStep {
@@ -33,10 +33,10 @@ const POSTGRES_INSERT_STEPS =
 const SQLITE_INSERT_STEP = statementsFor('sqlite').insertStep;
 
 /** MySQL/MariaDB: the one-row insert's statement with `count` rows, under its foreign-key fence. */
-function mysqlInsertSteps(count: number): string {
+const mysqlInsertSteps = byRowCount((count) => {
   const [into, row] = statementsFor('mysql').insertStep.split(' VALUES ');
   return `${into} VALUES ${Array(count).fill(row).join(', ')}`;
-}
+});
 
 const key = (runId: string, seq: number): string => `${runId}\u0000${seq}`;
 
@@ -78,7 +78,7 @@ export class StepBatches {
           await this.db.exec(
             operation,
             mysqlInsertSteps(steps.length),
-            steps.flatMap((s) => stepInsertParams(s.row, s.epoch)),
+            steps.reduce<unknown[]>((p, s) => appendStepInsertParams(p, s.row, s.epoch), []),
           );
           return new Set(steps.map((s) => key(s.row.runId, s.row.seq)));
         } catch (error) {

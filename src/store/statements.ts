@@ -175,7 +175,12 @@ export function runInsertParams(row: RunRow, leaseMs: number | null): unknown[] 
  * then the fence — the run's id and the epoch that must still hold it.
  */
 export function stepInsertParams(step: StepRow, epoch: number): unknown[] {
-  return [
+  return appendStepInsertParams([], step, epoch);
+}
+
+/** Appends {@link stepInsertParams} to `params` (a multi-row insert's, without a copy per row). */
+export function appendStepInsertParams(params: unknown[], step: StepRow, epoch: number): unknown[] {
+  params.push(
     step.seq,
     step.name,
     step.status,
@@ -186,7 +191,22 @@ export function stepInsertParams(step: StepRow, epoch: number): unknown[] {
     step.idempotencyKey ?? null,
     step.runId,
     epoch,
-  ];
+  );
+  return params;
+}
+
+/**
+ * A statement's text for `count` rows, made once per count: a multi-row statement is sent as
+ * the same string each time, so the driver's cache of prepared statements finds it by a hash
+ * computed once, not over a new string for every batch.
+ */
+export function byRowCount(build: (count: number) => string): (count: number) => string {
+  const made = new Map<number, string>();
+  return (count) => {
+    let sql = made.get(count);
+    if (sql === undefined) made.set(count, (sql = build(count)));
+    return sql;
+  };
 }
 
 /** Parameters of the one-run ending (`finishRun`, every dialect), in order; the fence last. */
