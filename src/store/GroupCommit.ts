@@ -3,6 +3,7 @@ import {
   type GroupCommitWriters,
   type GroupedWrite,
   type Landing,
+  type Settle,
 } from './BatchWriter';
 import type { RunRow, StepRow } from './rows';
 import type { RunFinish, RunStore } from './RunStore';
@@ -40,12 +41,12 @@ interface Landed {
 }
 
 /**
- * Group commit of plain checkpoints and of runs' endings. With no commit in flight, a write
- * goes at once, as it would alone: one run waits no longer than today. Writes that arrive
- * while commits are in flight wait, then go together in the next commit, up to the bounds.
- * Each write's promise settles only after the COMMIT that holds it, with its own answer:
- * stored, a duplicate, or its own error (a lost fence fails its step, or its run's ending,
- * alone).
+ * Group commit of plain checkpoints, new runs and runs' endings. With no commit in flight, a
+ * write goes at once, as it would alone: one run waits no longer than today. Writes that
+ * arrive while commits are in flight wait, then go together in the next commit, up to the
+ * bounds. Each write's promise settles only after the COMMIT that holds it, with its own
+ * answer: stored (or created), a duplicate, or its own error (a lost fence fails its step,
+ * or its run's ending, alone).
  *
  * With more than one lane (a server database, whose commits can overlap on separate
  * connections), the JavaScript of some steps runs while the others' commit is in flight:
@@ -75,54 +76,33 @@ export class GroupCommit implements GroupedWrites {
 
   insertRun(row: RunRow, leaseMs: number | null): Promise<boolean> {
     if (this.idle()) return this.writeAlone(this.runs.insertRun(row, leaseMs));
-    return new Promise((resolve, reject) =>
-      this.enqueue({
-        kind: 'start',
-        row,
-        leaseMs,
-        bytes: row.args.length + row.id.length + row.workflow.length + 128,
-        settle: (landing) =>
-          landing.status === 'fulfilled'
-            ? resolve(landing.value as boolean)
-            : // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the store's error, as it is
-              reject(landing.reason),
-      }),
-    );
+    const bytes = row.args.length + row.id.length + row.workflow.length + 128;
+    return this.queued((settle) => ({ kind: 'start', row, leaseMs, bytes, settle }));
   }
 
   insertStep(row: StepRow, epoch: number): Promise<'inserted' | 'duplicate'> {
     if (this.idle()) return this.writeAlone(this.runs.insertStep(row, epoch));
-    return new Promise((resolve, reject) =>
-      this.enqueue({
-        kind: 'step',
-        row,
-        epoch,
-        bytes: (row.output?.length ?? 0) + row.name.length + row.runId.length + 64,
-        settle: (landing) =>
-          landing.status === 'fulfilled'
-            ? resolve(landing.value as 'inserted' | 'duplicate')
-            : // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the store's error, as it is
-              reject(landing.reason),
-      }),
-    );
+    const bytes = (row.output?.length ?? 0) + row.name.length + row.runId.length + 64;
+    return this.queued((settle) => ({ kind: 'step', row, epoch, bytes, settle }));
   }
 
   finishRun(runId: string, epoch: number, finish: RunFinish, now: number): Promise<void> {
     if (this.idle()) return this.writeAlone(this.runs.finishRun(runId, epoch, finish, now));
-    return new Promise((resolve, reject) =>
-      this.enqueue({
-        kind: 'finish',
-        runId,
-        epoch,
-        finish,
-        now,
-        bytes: (finish.result?.length ?? 0) + (finish.error?.length ?? 0) + runId.length + 64,
-        settle: (landing) =>
+    const bytes = (finish.result?.length ?? 0) + (finish.error?.length ?? 0) + runId.length + 64;
+    return this.queued((settle) => ({ kind: 'finish', runId, epoch, finish, now, bytes, settle }));
+  }
+
+  /** A write that waits for the next commit; its promise settles with its own landing. */
+  private queued<T>(write: (settle: Settle) => GroupedWrite): Promise<T> {
+    return new Promise<T>((resolve, reject) =>
+      this.enqueue(
+        write((landing) =>
           landing.status === 'fulfilled'
-            ? resolve()
+            ? resolve(landing.value as T)
             : // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the store's error, as it is
               reject(landing.reason),
-      }),
+        ),
+      ),
     );
   }
 

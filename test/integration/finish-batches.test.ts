@@ -1,14 +1,11 @@
-import { DataSource } from 'typeorm';
-import { LeaseLostError, dataSourceOptionsFromUrl } from 'waymark';
-import { Lifecycle } from '../../src/ground/Lifecycle';
+import { LeaseLostError } from 'waymark';
 import type { LeaseHolder } from '../../src/ground/ProcessIdentity';
-import { Database } from '../../src/store/connection/Database';
 import { FinishBatches, type FencedFinish } from '../../src/store/FinishBatches';
 import { Leases } from '../../src/store/Leases';
-import { Migrator } from '../../src/store/migrations/Migrator';
 import { newRunRowOf } from '../../src/store/rows';
 import { RunStore, type RunFinish } from '../../src/store/RunStore';
-import { ALL_BACKENDS, createTestDatabase, type TestDatabase } from '../support/databases';
+import { ALL_BACKENDS } from '../support/databases';
+import { migratedDatabase, type MigratedDatabase } from '../support/migratedDatabase';
 
 const LEASE_MS = 30_000;
 
@@ -30,28 +27,21 @@ const ENDINGS: RunFinish[] = [
 // MySQL/MariaDB, one transaction on SQLite. Each run's ending lands with its own values, and
 // a run another process has claimed since fails alone, as its one-run update would.
 describe.each(ALL_BACKENDS)('runs’ endings written together on %s', (backend) => {
-  let db: TestDatabase;
-  let dataSource: DataSource;
+  let migrated: MigratedDatabase | undefined;
   let store: RunStore;
   let leases: Leases;
   let batches: FinishBatches;
 
   beforeAll(async () => {
-    db = await createTestDatabase(backend);
-    dataSource = await new DataSource(dataSourceOptionsFromUrl(db.url)).initialize();
-    await new Migrator(dataSource).migrate();
-    const database = new Database(dataSource, new Lifecycle(), {
-      timeoutMs: 10_000,
-      onRetry: () => {},
-    });
+    migrated = await migratedDatabase(backend);
+    const { database } = migrated;
     store = new RunStore(database);
     leases = new Leases(database, store);
     batches = new FinishBatches(database);
   });
 
   afterAll(async () => {
-    await dataSource?.destroy();
-    await db?.drop();
+    await migrated?.close();
   });
 
   /** A run claimed by `owner`, at the epoch its claim returned. */

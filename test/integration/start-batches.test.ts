@@ -1,12 +1,8 @@
-import { DataSource } from 'typeorm';
-import { dataSourceOptionsFromUrl } from 'waymark';
-import { Lifecycle } from '../../src/ground/Lifecycle';
-import { Database } from '../../src/store/connection/Database';
-import { Migrator } from '../../src/store/migrations/Migrator';
 import { newRunRowOf, type RunRow } from '../../src/store/rows';
 import { RunStore } from '../../src/store/RunStore';
 import { StartBatches, type NewRun } from '../../src/store/StartBatches';
-import { ALL_BACKENDS, createTestDatabase, type TestDatabase } from '../support/databases';
+import { ALL_BACKENDS } from '../support/databases';
+import { migratedDatabase, type MigratedDatabase } from '../support/migratedDatabase';
 
 const LEASE_MS = 60_000;
 
@@ -35,26 +31,19 @@ function claimedRow(id: string, args: string, i: number): RunRow {
 // server's clock; a run stored already answers as its one-run insert would (not created),
 // and leaves the stored row as it was.
 describe.each(ALL_BACKENDS)('new runs created together on %s', (backend) => {
-  let db: TestDatabase;
-  let dataSource: DataSource;
+  let migrated: MigratedDatabase | undefined;
   let store: RunStore;
   let batches: StartBatches;
 
   beforeAll(async () => {
-    db = await createTestDatabase(backend);
-    dataSource = await new DataSource(dataSourceOptionsFromUrl(db.url)).initialize();
-    await new Migrator(dataSource).migrate();
-    const database = new Database(dataSource, new Lifecycle(), {
-      timeoutMs: 10_000,
-      onRetry: () => {},
-    });
+    migrated = await migratedDatabase(backend);
+    const { database } = migrated;
     store = new RunStore(database);
     batches = new StartBatches(database, store);
   });
 
   afterAll(async () => {
-    await dataSource?.destroy();
-    await db?.drop();
+    await migrated?.close();
   });
 
   it('creates every new run whole, and answers false for the one stored already', async () => {
