@@ -38,10 +38,20 @@ export class Lifecycle {
     return this.state === 'dead';
   }
 
-  /** Throws unless the runtime may still write on behalf of its runs. */
-  assertAlive(what: string): void {
+  /** Whether the runtime may still write on behalf of its runs ({@link assertAlive} passes). */
+  get isAlive(): boolean {
+    return this.state === 'open' || this.state === 'closing';
+  }
+
+  /**
+   * Throws unless the runtime may still write on behalf of its runs. With `name`, what was
+   * refused reads `<what> "<name>"`, written only then (this is on every step's path).
+   */
+  assertAlive(what: string, name?: string): void {
     if (this.state === 'dead') throw this.cause;
-    if (this.state === 'closed') throw new RuntimeClosedError(what);
+    if (this.state === 'closed') {
+      throw new RuntimeClosedError(name === undefined ? what : `${what} "${name}"`);
+    }
   }
 
   /** Throws unless the runtime accepts new work. */

@@ -127,7 +127,8 @@ export class GroupCommit implements GroupedWrites {
   private readonly alone = { rows: 1 };
   private readonly aloneLanded = (): void => {
     this.inFlight.delete(this.alone);
-    this.schedule();
+    // Nothing waits: the run's next write goes at once too (one run's steps take no tick).
+    if (this.waiting.length > 0) this.schedule();
   };
 
   /**
@@ -186,6 +187,15 @@ export class GroupCommit implements GroupedWrites {
    * handed back a share at a time, each once the commit before it is on its way.
    */
   private handBack(batch: readonly GroupedWrite[], landings: readonly Landing[]): void {
+    if (
+      batch.length === 1 &&
+      this.inFlight.size === 0 &&
+      this.waiting.length + this.held.length === 0
+    ) {
+      // One write released and nothing else about: its run's next write goes at once.
+      batch[0].settle(landings[0]);
+      return;
+    }
     let now = batch.length;
     const { count, fewestRows } = this.lanes;
     if (count > 1 && batch.length > 1) {

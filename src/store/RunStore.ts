@@ -17,7 +17,7 @@ import {
   statementsFor,
   type Statements,
 } from './statements';
-import type { DirectResult } from './connection/DirectDriver';
+import { isPending, type DirectResult } from './connection/DirectDriver';
 
 /** A run's stored history: step outcomes and failed attempts, each in sequence order. */
 export interface RunHistory {
@@ -33,6 +33,9 @@ export interface RunFinish {
   /** For `needs_attention`: why, in plain text (see `reasonText`); null otherwise. */
   parkedReason: string | null;
 }
+
+/** A checkpoint's answer when its row went in: one promise for all of them. */
+const INSERTED: Promise<'inserted'> = Promise.resolve('inserted');
 
 /**
  * The one place run and step rows are read and written. Every write of a run's progress
@@ -94,12 +97,19 @@ export class RunStore {
    * an outcome for that seq is already stored (a fenced-out process wrote it first).
    */
   insertStep(step: StepRow, epoch: number): Promise<'inserted' | 'duplicate'> {
-    // Chained rather than awaited: this is every checkpoint's one write.
-    return this.exec(
-      `record step #${step.seq} of run "${step.runId}"`,
+    // Chained rather than awaited: this is every checkpoint's one write. On SQLite it lands
+    // at once, and its answer is a promise made once.
+    const written = this.db.execNow(
+      () => `record step #${step.seq} of run "${step.runId}"`,
       this.sql.insertStep,
       stepInsertParams(step, epoch),
-    ).then(
+    );
+    if (!isPending(written)) {
+      return written.affected === 1
+        ? INSERTED
+        : Promise.reject(new LeaseLostError(step.runId, epoch));
+    }
+    return written.then(
       (result) => {
         if (result.affected !== 1) throw new LeaseLostError(step.runId, epoch);
         return 'inserted' as const;

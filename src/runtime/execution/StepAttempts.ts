@@ -13,6 +13,8 @@ import type { RunState } from './RunState';
 import { Stop } from './RunStop';
 import type { StepHookPoint } from '../../model/StepHooks';
 
+const asItIs = (settled: Settled): Settled => settled;
+
 /** Where a step that has no stored attempts stands: most steps, so it is made once. */
 const NO_ATTEMPTS: AttemptHistory = replayAttempts([], () => undefined);
 
@@ -49,7 +51,7 @@ export class StepAttempts {
     // Most steps: no retry policy and no attempt stored before a crash. Their one attempt
     // takes no loop and no async frame of its own (each is a promise on every step).
     if (plan.policy === undefined && !plan.run.attempts.has(plan.point.seq)) {
-      return this.attempt(plan, 1).then((settled) => this.unretried(plan.run, settled, 1));
+      return this.attempt(plan, 1, (settled) => this.unretried(plan.run, settled, 1));
     }
     return this.loop(plan);
   }
@@ -68,7 +70,7 @@ export class StepAttempts {
       }
       if (nextAt !== undefined) await this.waitUntil(run, nextAt);
       const attempt = budgetUsed + 1;
-      const settled = await this.attempt(plan, attempt);
+      const settled = await this.attempt(plan, attempt, asItIs);
       if (settled.ok || !policy) return this.unretried(run, settled, attempt);
       const { error } = settled;
       this.rethrowStopping(run, error);
@@ -107,28 +109,39 @@ export class StepAttempts {
     if (isProcessAbort(error) || run.cancellation.signal.aborted) throw error;
   }
 
-  private attempt(plan: AttemptPlan, attempt: number): Promise<Settled> {
+  /** One attempt, and `then` of its settlement, taken in the attempt's own callback. */
+  private attempt<T>(
+    plan: AttemptPlan,
+    attempt: number,
+    then: (settled: Settled) => T,
+  ): Promise<T> {
     const { run, point } = plan;
     run.assertRunnable();
-    this.deps.lifecycle.assertAlive(`run step "${point.step}"`);
+    this.deps.lifecycle.assertAlive('run step', point.step);
     this.deps.hooks.onExecute?.(point);
-    const invoke = (): Promise<Settled> => {
+    const invoke = <U>(after: (settled: Settled) => U): Promise<U> => {
       this.deps.events.emit('step.attempt', {
         runId: run.runId,
         seq: point.seq,
         step: point.step,
         attempt,
       });
-      return invokeAttempt((signal) => plan.body(attempt, signal), {
-        step: point.step,
-        timeoutMs: plan.timeoutMs,
-        clock: this.deps.clock,
-        cancellation: run.cancellation.signal,
-      });
+      return invokeAttempt(
+        (signal) => plan.body(attempt, signal),
+        {
+          step: point.step,
+          timeoutMs: plan.timeoutMs,
+          clock: this.deps.clock,
+          cancellation: run.cancellation.signal,
+        },
+        after,
+      );
     };
-    if (plan.limiter === undefined) return invoke();
+    if (plan.limiter === undefined) return invoke(then);
     const gated = { limiter: plan.limiter, runId: run.runId, step: point.step };
-    return this.deps.limiters.around({ ...gated, cancellation: run.cancellation.signal }, invoke);
+    return this.deps.limiters
+      .around({ ...gated, cancellation: run.cancellation.signal }, () => invoke(asItIs))
+      .then(then);
   }
 
   /**

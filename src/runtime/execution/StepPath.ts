@@ -78,7 +78,7 @@ export class StepPath {
       limiter: step.limiter,
       body: (attempt, signal) => this.body(scope, call, writer, write, attempt, signal),
     });
-    this.parts.lifecycle.assertAlive(`record step "${write.name}"`);
+    this.parts.lifecycle.assertAlive('record step', write.name);
     // A completed step is never executed again: the chunks it streamed are stored first.
     if (run.hasPendingBuffers()) await run.flushBuffers();
     if (outcome.ok && outcome.value instanceof CommittedWithBody) {

@@ -7,24 +7,29 @@ export type Settled = { ok: true; value: unknown } | { ok: false; error: unknown
 /**
  * Runs one attempt of a step body with its own AbortSignal, aborted when the run is
  * cancelled or the attempt times out. A timed-out attempt settles as `StepTimeoutError`
- * (transient); whatever the body returns later is discarded.
+ * (transient); whatever the body returns later is discarded. The promise holds what
+ * `then` makes of the settlement: the caller's next step is taken in the same callback,
+ * since each promise is a call of every async hook on every step.
  */
-export function invokeAttempt(
+export function invokeAttempt<T>(
   body: (signal: AbortSignal) => Promise<unknown>,
   options: { step: string; timeoutMs: number | undefined; clock: Clock; cancellation: AbortSignal },
-): Promise<Settled> {
-  if (options.timeoutMs !== undefined) return withDeadline(body, options, options.timeoutMs);
+  then: (settled: Settled) => T,
+): Promise<T> {
+  if (options.timeoutMs !== undefined) {
+    return withDeadline(body, options, options.timeoutMs).then(then);
+  }
   // No deadline of its own: the run's cancellation signal is the attempt's signal. No async
   // frame either: this is every plain step's path.
   let work: Promise<unknown>;
   try {
     work = Promise.resolve(body(options.cancellation));
   } catch (error) {
-    return Promise.resolve({ ok: false, error });
+    return Promise.resolve({ ok: false as const, error }).then(then);
   }
   return work.then(
-    (value): Settled => ({ ok: true, value }),
-    (error: unknown): Settled => ({ ok: false, error }),
+    (value) => then({ ok: true, value }),
+    (error: unknown) => then({ ok: false, error }),
   );
 }
 

@@ -11,7 +11,12 @@ import {
   type DialectName,
 } from './Dialect';
 import { detectTransactionPooler } from './detectTransactionPooler';
-import { directQuery, type DirectQuery, type DirectResult } from './DirectDriver';
+import {
+  directDriver,
+  type DirectQuery,
+  type DirectQueryNow,
+  type DirectResult,
+} from './DirectDriver';
 import { OwnStatementFailure } from './OwnStatementFailure';
 import { numbered } from './placeholders';
 import { retryTransient } from './retryTransient';
@@ -48,6 +53,7 @@ export type TransactionWork<T> = (tx: Database, manager: EntityManager) => Promi
 export class Database {
   readonly dialect: DialectName;
   private readonly direct: DirectQuery | undefined;
+  private readonly directNow: DirectQueryNow | undefined;
 
   constructor(
     readonly dataSource: DataSource,
@@ -57,7 +63,9 @@ export class Database {
     private readonly gate: SqliteGate = new SqliteGate(),
   ) {
     this.dialect = dialectOf(dataSource);
-    this.direct = bound ? undefined : directQuery(dataSource);
+    const driver = bound ? undefined : directDriver(dataSource);
+    this.direct = driver?.query;
+    this.directNow = driver?.now;
   }
 
   /** Whether this handle is bound to one open transaction (its statements are that transaction's). */
@@ -97,14 +105,43 @@ export class Database {
         }),
       );
     }
-    // better-sqlite3 runs a statement synchronously: with no transaction open or waiting on
-    // the connection, it cannot interleave with one, so it need not queue at the gate.
-    const once = (): Promise<DirectResult> =>
-      this.dialect === 'sqlite' && this.gate.holders === 0
-        ? direct(sql, params)
-        : this.serialized(() => direct(sql, params));
+    const once = (): Promise<DirectResult> => this.directOnce(direct, sql, params);
     const started = Date.now();
     return once().catch((error: unknown) => this.retryAfter(operation, error, once, started));
+  }
+
+  /**
+   * {@link exec}, with its first try run now where the driver runs statements synchronously
+   * (SQLite, with no transaction open or waiting on the connection): then its result comes
+   * back as it is, with no promise (a promise is a turn of the microtask queue, and on
+   * Node 20 a call of every async hook, on every checkpoint). A failed first try, or any
+   * other database, gives the promise `exec` gives. `operation` is written only if needed.
+   */
+  execNow(
+    operation: () => string,
+    sql: string,
+    params: unknown[],
+  ): DirectResult | Promise<DirectResult> {
+    const now = this.directNow;
+    if (now === undefined || this.gate.holders !== 0 || !this.lifecycle.isAlive) {
+      return this.exec(operation(), sql, params);
+    }
+    const started = Date.now();
+    try {
+      return now(sql, params);
+    } catch (error) {
+      const direct = this.direct!;
+      const once = (): Promise<DirectResult> => this.directOnce(direct, sql, params);
+      return this.retryAfter(operation(), error, once, started);
+    }
+  }
+
+  private directOnce(direct: DirectQuery, sql: string, params: unknown[]): Promise<DirectResult> {
+    // better-sqlite3 runs a statement synchronously: with no transaction open or waiting on
+    // the connection, it cannot interleave with one, so it need not queue at the gate.
+    return this.dialect === 'sqlite' && this.gate.holders === 0
+      ? direct(sql, params)
+      : this.serialized(() => direct(sql, params));
   }
 
   /** SQLite: `statements` in one transaction, retried as one statement is (see {@link runTogether}). */

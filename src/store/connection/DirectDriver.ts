@@ -12,6 +12,20 @@ export interface DirectResult {
 /** Runs one statement on the driver TypeORM opened, without a query runner per call. */
 export type DirectQuery = (sql: string, params: unknown[]) => Promise<DirectResult>;
 
+/** The same, run synchronously (better-sqlite3's own way); it throws what the statement throws. */
+export type DirectQueryNow = (sql: string, params: unknown[]) => DirectResult;
+
+/** Whether a statement's result is still to come (rather than already here). */
+export const isPending = (
+  result: DirectResult | Promise<DirectResult>,
+): result is Promise<DirectResult> => typeof (result as { then?: unknown }).then === 'function';
+
+/** A driver's direct way: every driver's, and SQLite's synchronous one beside it. */
+export interface DirectDriver {
+  readonly query: DirectQuery;
+  readonly now?: DirectQueryNow;
+}
+
 const rowsRead = (records: DirectResult['records'], affected?: number): DirectResult => ({
   raw: records,
   records,
@@ -46,7 +60,7 @@ type PgModule = { Query?: new (text: string, values: unknown[]) => PgQuery };
  * the statement itself on SQLite. Statements still go through the DataSource's logger. Undefined when the
  * DataSource's driver is not one of these (then the query runner is used).
  */
-export function directQuery(dataSource: DataSource): DirectQuery | undefined {
+export function directDriver(dataSource: DataSource): DirectDriver | undefined {
   const driver = dataSource.driver as unknown as Record<string, unknown>;
   const log: Log = (sql, params) => {
     if (dataSource.options.logging) dataSource.logger.logQuery(sql, params);
@@ -56,9 +70,9 @@ export function directQuery(dataSource: DataSource): DirectQuery | undefined {
       return sqliteQuery(driver, log);
     case 'mysql':
     case 'mariadb':
-      return mysqlQuery(driver, log);
+      return only(mysqlQuery(driver, log));
     case 'postgres':
-      return postgresQuery(driver, log, !isBehindPgbouncer(dataSource.options));
+      return only(postgresQuery(driver, log, !isBehindPgbouncer(dataSource.options)));
     default:
       return undefined;
   }
@@ -67,23 +81,38 @@ export function directQuery(dataSource: DataSource): DirectQuery | undefined {
 /** Hands a statement to the DataSource's logger (when it logs). */
 type Log = (sql: string, params: unknown[]) => void;
 
+const only = (query: DirectQuery | undefined): DirectDriver | undefined => query && { query };
+
 /** SQLite: each statement prepared once, then run synchronously. */
-function sqliteQuery(driver: Record<string, unknown>, log: Log): DirectQuery | undefined {
+function sqliteQuery(driver: Record<string, unknown>, log: Log): DirectDriver | undefined {
   const db = driver.databaseConnection as SqliteDatabase | undefined;
   if (!db) return undefined;
   const prepared = new Map<string, SqliteStatement>();
-  // better-sqlite3 is synchronous; async turns its throws into rejections.
-  // eslint-disable-next-line @typescript-eslint/require-await
-  return async (sql, params) => {
+  const now: DirectQueryNow = (sql, params) => {
     log(sql, params);
     let statement = prepared.get(sql);
     if (!statement) prepared.set(sql, (statement = db.prepare(sql)));
-    const values = params.map((p) =>
-      typeof p === 'boolean' ? Number(p) : p === undefined ? null : p,
-    );
+    const values = sqliteValues(params);
     if (statement.reader) return rowsRead(statement.all(...values) as DirectResult['records']);
     return rowsChanged(statement.run(...values).changes);
   };
+  // Async turns its throws into rejections.
+  // eslint-disable-next-line @typescript-eslint/require-await
+  return { query: async (sql, params) => now(sql, params), now };
+}
+
+/**
+ * `params` as better-sqlite3 binds them (it takes no booleans or undefined): the same array
+ * when nothing needs changing, as on every checkpoint.
+ */
+function sqliteValues(params: unknown[]): unknown[] {
+  for (let i = 0; i < params.length; i++) {
+    const p = params[i];
+    if (typeof p === 'boolean' || p === undefined) {
+      return params.map((v) => (typeof v === 'boolean' ? Number(v) : v === undefined ? null : v));
+    }
+  }
+  return params;
 }
 
 /** MySQL/MariaDB: through TypeORM's pool, writes as prepared statements. */

@@ -333,6 +333,46 @@ describe('GroupCommit', () => {
     expect(store.batches).toHaveLength(1);
   });
 
+  it('writes one run’s next checkpoint at once, in the callback of the answer before it', async () => {
+    const store = new FakeStore();
+    const queue = new GroupCommit(store.runs, store.writers, WIDE, ONE_LANE);
+    // As one run does: each answer runs on to the next checkpoint in a promise callback.
+    const seen: string[][] = [];
+    const second = queue.insertStep(row('a'), 1).then(() => {
+      const next = queue.insertStep(row('a2'), 1);
+      seen.push(store.aloneRuns());
+      return next;
+    });
+    store.alone[0].write.resolve('inserted');
+    await Promise.resolve();
+    await Promise.resolve();
+    await Promise.resolve();
+    // Written in that callback, not held for a tick: a lone run's step waits for nothing.
+    expect(seen).toEqual([['a', 'a2']]);
+    store.alone[1].write.resolve('inserted');
+    await expect(second).resolves.toBe('inserted');
+
+    // The same after a commit of one row that waited behind another.
+    const behind = queue.insertStep(row('b'), 1);
+    const waited = queue.insertStep(row('c'), 1).then(() => {
+      const next = queue.insertStep(row('c2'), 1);
+      seen.push(store.aloneRuns());
+      return next;
+    });
+    store.alone[2].write.resolve('inserted');
+    await behind;
+    await settle();
+    // A commit of one row is written as a row alone is.
+    expect(store.aloneRuns()).toEqual(['a', 'a2', 'b', 'c']);
+    store.alone[3].write.resolve('inserted');
+    await Promise.resolve();
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(seen[1]).toEqual(['a', 'a2', 'b', 'c', 'c2']);
+    store.alone[4].write.resolve('inserted');
+    await expect(waited).resolves.toBe('inserted');
+  });
+
   describe('with two lanes (PostgreSQL: commits overlap on two connections)', () => {
     it('starts a second commit for the rows that arrive while one is in flight, never a third', async () => {
       const store = new FakeStore();
