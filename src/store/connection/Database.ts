@@ -22,6 +22,7 @@ import { numbered } from './placeholders';
 import { retryTransient } from './retryTransient';
 import { runTogether } from './runTogether';
 import { SqliteGate } from './SqliteGate';
+import { sqliteTransaction } from './sqliteTransaction';
 import { probing, userTransaction, type UserWork } from './userTransaction';
 
 export type { UserWork } from './userTransaction';
@@ -179,7 +180,13 @@ export class Database {
     const guarded = user && this.dialect !== 'sqlite' ? probing(work) : work;
     const run = (): Promise<T> =>
       this.dialect === 'sqlite'
-        ? this.serialized(() => this.sqliteTransaction(guarded, user))
+        ? this.serialized(() =>
+            sqliteTransaction(
+              this.dataSource.createQueryRunner(),
+              (runner) => guarded(this.boundTo(runner), runner.manager),
+              user,
+            ),
+          )
         : this.serverTransaction(guarded, user);
     const { lostRace } = options;
     const once = lostRace
@@ -225,35 +232,6 @@ export class Database {
 
   private boundTo(runner: QueryRunner): Database {
     return new Database(this.dataSource, this.lifecycle, this.retry, runner, this.gate);
-  }
-
-  /**
-   * SQLite: `BEGIN IMMEDIATE`, taking the write lock up front (waiting for it like any
-   * write). TypeORM's deferred `BEGIN` would start reading, then fail at once with
-   * SQLITE_BUSY_SNAPSHOT when another process wrote in between. The runner is marked as in
-   * a transaction so TypeORM nests its own (a `save()` in a step) as savepoints. With `mark`,
-   * a failed BEGIN or COMMIT is an {@link OwnStatementFailure}.
-   */
-  private async sqliteTransaction<T>(work: TransactionWork<T>, mark: boolean): Promise<T> {
-    const runner = this.dataSource.createQueryRunner();
-    const state = runner as unknown as { isTransactionActive: boolean; transactionDepth: number };
-    const own = (error: unknown): never => {
-      throw mark ? new OwnStatementFailure(error) : error;
-    };
-    await this.query(runner, 'BEGIN IMMEDIATE', []).catch(own);
-    state.isTransactionActive = true;
-    state.transactionDepth = 1;
-    try {
-      const result = await work(this.boundTo(runner), runner.manager);
-      await this.query(runner, 'COMMIT', []).catch(own);
-      return result;
-    } catch (error) {
-      await runner.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      state.isTransactionActive = false;
-      state.transactionDepth = 0;
-    }
   }
 
   /** TypeORM's result, whose fields are `any`, as the typed result the direct drivers give. */
