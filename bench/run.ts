@@ -630,11 +630,12 @@ async function main(): Promise<void> {
     rmSync(dir, { recursive: true, force: true });
   }
   for (const f of floorRatios) {
-    const text = `waymark within 1.3× of the one-INSERT floor on ${f.db}: ${f.ratio.toFixed(2)}×`;
+    // Issue 24 asks 1.2× (issue 7 asked 1.3×).
+    const text = `waymark within 1.2× of the one-INSERT floor on ${f.db}: ${f.ratio.toFixed(2)}×`;
     // SQLite NORMAL is reported, not a target: its floor (≈ 60 µs) is small enough that
     // waymark's own JavaScript per step shows.
     if (f.db === waymark.SQLITE_NORMAL) verdicts.push(`- REPORTED (not a target): ${text}`);
-    else verdict(f.ratio <= 1.3, text);
+    else verdict(f.ratio <= 1.2, text);
   }
   for (const w of writesPerStep)
     verdict(

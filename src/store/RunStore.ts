@@ -34,8 +34,12 @@ export interface RunFinish {
   parkedReason: string | null;
 }
 
-/** A checkpoint's answer when its row went in: one promise for all of them. */
+/** A checkpoint's answer when its row went in at once (SQLite): one promise for all of them. */
 const INSERTED: Promise<'inserted'> = Promise.resolve('inserted');
+
+/** Whether `answer` is of a checkpoint whose row went in before the call returned. */
+export const landedAtOnce = (answer: Promise<'inserted' | 'duplicate'>): boolean =>
+  answer === INSERTED;
 
 /**
  * The one place run and step rows are read and written. Every write of a run's progress

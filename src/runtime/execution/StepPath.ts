@@ -88,9 +88,11 @@ export class StepPath {
     }
     hooks.afterEffect?.(point);
     if (outcome.park) return this.park(writer, write, outcome);
-    // The one checkpoint write, awaited here rather than in a helper: an async frame less.
+    // The one checkpoint write, awaited here rather than in a helper: an async frame less;
+    // not awaited at all when it went in before the call returned.
     const { row, settled } = this.build(write, outcome);
-    const stored = await writer.write(write, row);
+    const written = writer.write(write, row);
+    const stored = written === row ? row : await written;
     hooks.afterCommit?.(point);
     if (stored !== row) return replay.replay(run, seq, write.name, stored);
     return this.finish(run, seq, write.name, settled, write.startedAt, stored.finishedAt);

@@ -1,5 +1,5 @@
 import type { StepRow } from '../../store/rows';
-import type { RunStore } from '../../store/RunStore';
+import { landedAtOnce, type RunStore } from '../../store/RunStore';
 import type { StepInserter } from '../../store/GroupCommit';
 
 /** The claim a record is fenced by: its epoch must still hold the run. */
@@ -29,14 +29,25 @@ export class StepRecords {
 
   /** Stores `row` under `fence`; resolves to the row that is stored (this one, or the winner's). */
   record(row: StepRow, fence: Fence): Promise<StepRow> {
+    return this.stored(row, this.inserter.insertStep(row, fence.epoch));
+  }
+
+  /**
+   * {@link record}, answered with `row` itself, not a promise, when it went in before the
+   * call returned (SQLite): the step then awaits nothing.
+   */
+  recordNow(row: StepRow, fence: Fence): StepRow | Promise<StepRow> {
+    const answer = this.inserter.insertStep(row, fence.epoch);
+    return landedAtOnce(answer) ? row : this.stored(row, answer);
+  }
+
+  private stored(row: StepRow, answer: Promise<'inserted' | 'duplicate'>): Promise<StepRow> {
     const { store } = this;
     // Chained rather than awaited: this is every checkpoint's one write.
-    return this.inserter
-      .insertStep(row, fence.epoch)
-      .then((result) =>
-        result === 'inserted'
-          ? row
-          : store.loadStep(row.runId, row.seq).then((stored) => stored ?? row),
-      );
+    return answer.then((result) =>
+      result === 'inserted'
+        ? row
+        : store.loadStep(row.runId, row.seq).then((stored) => stored ?? row),
+    );
   }
 }

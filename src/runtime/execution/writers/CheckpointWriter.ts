@@ -32,8 +32,12 @@ export interface CheckpointWriter {
   begin(step: StepWrite): Promise<string | undefined> | undefined;
   /** Runs one attempt of the body: as it is, or in a transaction with its checkpoint. */
   attempt(step: StepWrite, attempt: number, body: AttemptBody): Promise<unknown>;
-  /** Stores the outcome; returns what is stored (another process's row wins a race). */
-  write(step: StepWrite, row: StepRow): Promise<StepRow>;
+  /**
+   * Stores the outcome; returns what is stored (another process's row wins a race). Returns
+   * `row` itself (not a promise) when it was stored before the call returned: the hot path
+   * then awaits nothing.
+   */
+  write(step: StepWrite, row: StepRow): StepRow | Promise<StepRow>;
   /** The run parks at this step for an operator: give back what `begin` took. */
   abandon(step: StepWrite): Promise<void>;
 }

@@ -12,8 +12,8 @@ export class PlainWriter implements CheckpointWriter {
 
   readonly attempt = attemptAsItIs;
 
-  write(step: StepWrite, row: StepRow): Promise<StepRow> {
-    return this.records.record(row, step.run);
+  write(step: StepWrite, row: StepRow): StepRow | Promise<StepRow> {
+    return this.records.recordNow(row, step.run);
   }
 
   abandon(): Promise<void> {
