@@ -40,6 +40,12 @@ const mysqlInsertSteps = byRowCount((count) => {
 
 const key = (runId: string, seq: number): string => `${runId}\u0000${seq}`;
 
+/** Every row of the batch went in: most batches. */
+const ALL = 'all';
+
+/** A row's answer when it went in with the batch: one object for every such row. */
+const INSERTED: StepLanding = Object.freeze({ status: 'fulfilled', value: 'inserted' });
+
 /**
  * Writes many step rows in one commit — one statement on PostgreSQL and MySQL/MariaDB, one
  * transaction on SQLite — and says how each landed. A row the batch could not settle on its
@@ -56,6 +62,8 @@ export class StepBatches {
     // Runs in one order, so two batches (or a batch and a lease renewal) lock them alike.
     const ordered = [...steps].sort((a, b) => (a.row.runId < b.row.runId ? -1 : 1));
     const landed = await this.writeTogether(ordered);
+    // No promise, nor key, for each row when all of them went in.
+    if (landed === ALL) return steps.map(() => INSERTED);
     return Promise.allSettled(
       steps.map((step) =>
         landed.has(key(step.row.runId, step.row.seq))
@@ -65,12 +73,14 @@ export class StepBatches {
     );
   }
 
-  /** Writes `steps` in one commit; returns the keys of the rows that landed. */
-  private async writeTogether(steps: readonly FencedStep[]): Promise<Set<string>> {
+  /** Writes `steps` in one commit; returns the keys of the rows that landed, or that all did. */
+  private async writeTogether(steps: readonly FencedStep[]): Promise<Set<string> | typeof ALL> {
     const operation = `record ${steps.length} steps in one commit`;
     switch (this.db.dialect) {
       case 'postgres': {
         const { records } = await this.db.exec(operation, POSTGRES_INSERT_STEPS, columnsOf(steps));
+        // As many rows returned as sent: each went in (one sent twice would come back once).
+        if (records.length === steps.length) return ALL;
         return new Set(records.map((r) => key(String(r.run_id), Number(r.seq))));
       }
       case 'mysql':
@@ -80,7 +90,7 @@ export class StepBatches {
             mysqlInsertSteps(steps.length),
             steps.reduce<unknown[]>((p, s) => appendStepInsertParams(p, s.row, s.epoch), []),
           );
-          return new Set(steps.map((s) => key(s.row.runId, s.row.seq)));
+          return ALL;
         } catch (error) {
           // Nothing of the statement landed: each row is written alone.
           if (isDuplicateKey(error) || isMissingReference(error)) return new Set();
@@ -91,6 +101,7 @@ export class StepBatches {
           operation,
           steps.map((s) => [SQLITE_INSERT_STEP, stepInsertParams(s.row, s.epoch)]),
         );
+        if (results.every(landedAlone)) return ALL;
         return new Set(
           steps.filter((_, i) => landedAlone(results[i])).map((s) => key(s.row.runId, s.row.seq)),
         );

@@ -115,6 +115,11 @@ function sqliteValues(params: unknown[]): unknown[] {
   return params;
 }
 
+/** `params` with null for undefined (mysql2 binds no undefined): the same array when none is. */
+function withNulls(params: unknown[]): unknown[] {
+  return params.includes(undefined) ? params.map((v) => (v === undefined ? null : v)) : params;
+}
+
 /** MySQL/MariaDB: through TypeORM's pool, writes as prepared statements. */
 function mysqlQuery(driver: Record<string, unknown>, log: Log): DirectQuery | undefined {
   const pool = driver.pool as MysqlPool | undefined;
@@ -136,8 +141,7 @@ function mysqlQuery(driver: Record<string, unknown>, log: Log): DirectQuery | un
     new Promise((resolve, reject) => {
       log(sql, params);
       if (execute && !/^\s*SELECT/i.test(sql)) {
-        const values = params.map((v) => (v === undefined ? null : v));
-        execute(sql, values, done(resolve, reject));
+        execute(sql, withNulls(params), done(resolve, reject));
       } else query(sql, params, done(resolve, reject));
     });
 }
