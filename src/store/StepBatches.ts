@@ -2,6 +2,7 @@ import type { Database } from './connection/Database';
 import { isDuplicateKey, isMissingReference } from './connection/Dialect';
 import type { DirectResult } from './connection/DirectDriver';
 import type { StepRow } from './rows';
+import { postgresArray } from './postgresArray';
 import type { RunStore } from './RunStore';
 import { appendStepInsertParams, byRowCount, statementsFor, stepInsertParams } from './statements';
 
@@ -110,20 +111,20 @@ export class StepBatches {
   }
 }
 
-/** PostgreSQL's parameters: one array per column. */
-function columnsOf(steps: readonly FencedStep[]): unknown[][] {
+/** PostgreSQL's parameters: one array literal per column. */
+function columnsOf(steps: readonly FencedStep[]): string[] {
   const rows = steps.map(({ row }) => row);
   return [
-    rows.map((r) => r.runId),
-    steps.map((s) => s.epoch),
-    rows.map((r) => r.seq),
-    rows.map((r) => r.name),
-    rows.map((r) => r.status),
-    rows.map((r) => r.output),
-    rows.map((r) => r.attempts),
-    rows.map((r) => r.startedAt),
-    rows.map((r) => r.finishedAt),
-    rows.map((r) => r.idempotencyKey ?? null),
+    postgresArray(rows.map((r) => r.runId)),
+    postgresArray(steps.map((s) => s.epoch)),
+    postgresArray(rows.map((r) => r.seq)),
+    postgresArray(rows.map((r) => r.name)),
+    postgresArray(rows.map((r) => r.status)),
+    postgresArray(rows.map((r) => r.output)),
+    postgresArray(rows.map((r) => r.attempts)),
+    postgresArray(rows.map((r) => r.startedAt)),
+    postgresArray(rows.map((r) => r.finishedAt)),
+    postgresArray(rows.map((r) => r.idempotencyKey ?? null)),
   ];
 }
 

@@ -1,0 +1,89 @@
+import { postgresArray } from '../../src/store/postgresArray';
+import { newRunRowOf, type StepRow } from '../../src/store/rows';
+import { RunStore } from '../../src/store/RunStore';
+import { StepBatches } from '../../src/store/StepBatches';
+import { ALL_BACKENDS } from '../support/databases';
+import { migratedDatabase, type MigratedDatabase } from '../support/migratedDatabase';
+
+/** Values an array literal, a multi-row statement or an escape could mangle. */
+const AWKWARD = [
+  '{"text":"x","n":[1,2]}',
+  '"a\\"b,{c}\'d"',
+  'back\\slash\\\\',
+  'NULL',
+  '',
+  ' spaced , out ',
+  'line\nbreak\ttab',
+  'ünïcødé ✓ 𝄞',
+];
+
+// Checkpoints written together in one commit (group commit): every value lands as it was
+// sent, whatever it holds.
+describe.each(ALL_BACKENDS)('checkpoints written together on %s', (backend) => {
+  let db: MigratedDatabase;
+  let store: RunStore;
+  let batches: StepBatches;
+
+  beforeAll(async () => {
+    db = await migratedDatabase(backend);
+    store = new RunStore(db.database);
+    batches = new StepBatches(db.database, store);
+  });
+
+  afterAll(async () => {
+    await db?.close();
+  });
+
+  it('stores each row’s own values, quotes, backslashes, braces and all', async () => {
+    const runIds = ['run "quoted"', 'run\\slash', 'run,{comma}'];
+    for (const id of runIds) {
+      const row = newRunRowOf({
+        id,
+        workflow: 'batch',
+        version: null,
+        args: '[]',
+        epoch: 1,
+        createdAt: Date.now(),
+      });
+      await store.insertRun(row, null);
+    }
+    const steps = AWKWARD.map((output, i): { row: StepRow; epoch: number } => ({
+      row: {
+        runId: runIds[i % runIds.length],
+        seq: i,
+        name: `step ${AWKWARD[(i + 1) % AWKWARD.length]}`,
+        status: 'completed',
+        output,
+        attempts: 1 + i,
+        startedAt: 1_733_550_000_000 + i,
+        finishedAt: i % 2 === 0 ? null : 1_733_550_000_500 + i,
+        idempotencyKey: i % 3 === 0 ? null : `key ${AWKWARD[i]}`,
+      },
+      epoch: 1,
+    }));
+    const landings = await batches.write(steps);
+    expect(landings.map((l) => l.status)).toEqual(steps.map(() => 'fulfilled'));
+    for (const { row } of steps) {
+      await expect(store.loadStep(row.runId, row.seq)).resolves.toEqual(
+        expect.objectContaining({
+          output: row.output,
+          name: row.name,
+          attempts: row.attempts,
+          startedAt: row.startedAt,
+          finishedAt: row.finishedAt,
+          idempotencyKey: row.idempotencyKey,
+        }),
+      );
+    }
+  });
+
+  if (backend === 'postgres') {
+    it('sends array literals that PostgreSQL reads back as the same values', async () => {
+      const values = [...AWKWARD, null];
+      const [{ texts }] = (await db.database.dataSource.query('SELECT $1::text[] AS texts', [
+        postgresArray(values),
+      ])) as Array<{ texts: Array<string | null> }>;
+      expect(texts).toEqual(values);
+    });
+  }
+});
