@@ -80,9 +80,9 @@ describe.each(ALL_BACKENDS)('checkpoints written together on %s', (backend) => {
   if (backend === 'postgres') {
     it('sends array literals that PostgreSQL reads back as the same values', async () => {
       const values = [...AWKWARD, null];
-      const [{ texts }] = (await db.database.dataSource.query('SELECT $1::text[] AS texts', [
-        postgresArray(values),
-      ])) as Array<{ texts: Array<string | null> }>;
+      const [{ texts }] = await db.database.dataSource.query<
+        Array<{ texts: Array<string | null> }>
+      >('SELECT $1::text[] AS texts', [postgresArray(values)]);
       expect(texts).toEqual(values);
     });
   }
