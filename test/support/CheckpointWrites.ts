@@ -98,10 +98,10 @@ export class CheckpointWrites implements TypeOrmLogger {
 }
 
 function rowsOf(sql: string, params: unknown[]): CheckpointRow[] {
-  // PostgreSQL's batch: one array per column, run ids first, seqs third.
+  // PostgreSQL's batch: one array literal per column, run ids first, seqs third.
   if (/\bunnest\(/i.test(sql)) {
-    const seqs = params[2] as unknown[];
-    return (params[0] as unknown[]).map((runId, i) => ({
+    const seqs = elementsOf(params[2]);
+    return elementsOf(params[0]).map((runId, i) => ({
       runId: String(runId),
       seq: Number(seqs[i]),
     }));
@@ -111,4 +111,33 @@ function rowsOf(sql: string, params: unknown[]): CheckpointRow[] {
     rows.push({ runId: String(params[at + RUN_ID_PARAM]), seq: Number(params[at + SEQ_PARAM]) });
   }
   return rows;
+}
+
+/**
+ * The elements of a PostgreSQL array parameter: an array, or the literal waymark sends
+ * (`{"a","b\"c",NULL}`, `{1,2}`; see `postgresArray`).
+ */
+function elementsOf(param: unknown): Array<string | null> {
+  if (Array.isArray(param)) return param.map((v) => (v === null ? null : String(v)));
+  const literal = String(param);
+  if (!literal.startsWith('{') || !literal.endsWith('}')) {
+    throw new Error(`not an array literal: ${literal.slice(0, 80)}`);
+  }
+  const elements: Array<string | null> = [];
+  let i = 1;
+  while (i < literal.length - 1) {
+    if (literal[i] === '"') {
+      let text = '';
+      for (i++; literal[i] !== '"'; i++) text += literal[i] === '\\' ? literal[++i] : literal[i];
+      elements.push(text);
+      i++;
+    } else {
+      const end = literal.indexOf(',', i);
+      const bare = literal.slice(i, end === -1 ? literal.length - 1 : end);
+      elements.push(bare === 'NULL' ? null : bare);
+      i += bare.length;
+    }
+    if (literal[i] === ',') i++;
+  }
+  return elements;
 }
