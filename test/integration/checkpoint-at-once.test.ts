@@ -6,22 +6,9 @@ import { RunStore } from '../../src/store/RunStore';
 import { FinishBatches } from '../../src/store/FinishBatches';
 import { StartBatches } from '../../src/store/StartBatches';
 import { StepBatches } from '../../src/store/StepBatches';
+import { completedStepRow as stepRow } from '../support/completedStepRow';
 import { ALL_BACKENDS } from '../support/databases';
 import { migratedDatabase, type MigratedDatabase } from '../support/migratedDatabase';
-
-function stepRow(runId: string, seq: number, output: string): StepRow {
-  const now = Date.now();
-  return {
-    runId,
-    seq,
-    name: `step-${seq}`,
-    status: 'completed',
-    output,
-    attempts: 1,
-    startedAt: now,
-    finishedAt: now,
-  };
-}
 
 // On SQLite a checkpoint's statement runs on the calling thread, so the plain step path takes
 // its answer as it is, with no promise to wait for. Whatever the path, the answer is the same:

@@ -5,29 +5,16 @@ import type { LeaseHolder } from '../../src/ground/ProcessIdentity';
 import { Leases } from '../../src/store/Leases';
 import { Migrator } from '../../src/store/migrations/Migrator';
 import { waymarkMigrations } from '../../src/store/migrations';
-import { newRunRowOf, type StepRow } from '../../src/store/rows';
+import { newRunRowOf } from '../../src/store/rows';
 import { RunStore } from '../../src/store/RunStore';
 import { Database } from '../../src/store/connection/Database';
+import { completedStepRow as stepRow } from '../support/completedStepRow';
 import { ALL_BACKENDS, createTestDatabase, type TestDatabase } from '../support/databases';
 
 const LEASE_MS = 30_000;
 
 function holder(owner: string): LeaseHolder {
   return { owner, host: `host-${owner}`, process: `1:${owner}:test` };
-}
-
-function stepRow(runId: string, seq: number, output: string): StepRow {
-  const now = Date.now();
-  return {
-    runId,
-    seq,
-    name: `step-${seq}`,
-    status: 'completed',
-    output,
-    attempts: 1,
-    startedAt: now,
-    finishedAt: now,
-  };
 }
 
 // The one write of every step is fenced by the run's epoch: once another process claims the
