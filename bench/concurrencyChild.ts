@@ -1,7 +1,8 @@
 /**
  * One system of the concurrency section, alone in this process: opens it, warms it up with
- * three untimed passes of the workload, then for each C starts C runs of STEPS sequential steps
- * at once and times them to the last, seven times, and reports the median.
+ * three untimed passes of the workload at every C, then for each C warms up again at that C
+ * and starts C runs of STEPS sequential steps at once and times them to the last, seven
+ * times, and reports the median.
  * Prints one line, `RESULT <json>`: steps per second by C.
  *
  * Usage (from concurrency.ts): node -r @swc-node/register bench/concurrencyChild.ts <dir> <key> <C>...
@@ -15,6 +16,12 @@ import { systemKey } from './perStepSystems';
 export const STEPS = 50;
 /** Untimed passes of every C before the timed ones. */
 export const WARM_UP_PASSES = 3;
+/**
+ * Untimed steps at each C just before it is timed: after passes at C = 64 the JIT is still
+ * recompiling for one run at a time (measured: twice the CPU a step for the first 750 steps
+ * at C = 1), which the timed passes at C = 1 would otherwise pay for.
+ */
+export const WARM_UP_STEPS_AT_C = 2000;
 /** Timed passes at each C; the child reports their median. */
 export const TIMED_PASSES = 7;
 
@@ -37,6 +44,9 @@ async function main(): Promise<void> {
     // tenth of a second, so one GC pause or one stall of the shared machine moves it by half.
     const rates: Record<string, number> = {};
     for (const c of cs.map(Number)) {
+      for (let steps = 0; steps < WARM_UP_STEPS_AT_C; steps += c * STEPS) {
+        await Promise.all(Array.from({ length: c }, () => system.run(STEPS)));
+      }
       const passes: number[] = [];
       for (let pass = 0; pass < TIMED_PASSES; pass++) {
         const start = performance.now();
