@@ -2,6 +2,8 @@ import { postgresArray } from '../../src/store/postgresArray';
 import { newRunRowOf, type StepRow } from '../../src/store/rows';
 import { RunStore } from '../../src/store/RunStore';
 import { StepBatches } from '../../src/store/StepBatches';
+import { LeaseLostError } from '../../src/errors/LeaseLostError';
+import { completedStepRow } from '../support/completedStepRow';
 import { ALL_BACKENDS } from '../support/databases';
 import { migratedDatabase, type MigratedDatabase } from '../support/migratedDatabase';
 
@@ -75,6 +77,46 @@ describe.each(ALL_BACKENDS)('checkpoints written together on %s', (backend) => {
         }),
       );
     }
+  });
+
+  it('answers each row for itself when the batch holds a stored seq, a lost fence and a seq sent twice', async () => {
+    for (const id of ['held', 'lost']) {
+      const row = newRunRowOf({
+        id: `${id} ${backend}`,
+        workflow: 'batch',
+        version: null,
+        args: '[]',
+        epoch: 2,
+        createdAt: Date.now(),
+      });
+      await store.insertRun(row, null);
+    }
+    const held = `held ${backend}`;
+    const stored = completedStepRow(held, 0, '"first"');
+    await store.insertStep(stored, 2);
+    const landings = await batches.write([
+      { row: completedStepRow(held, 0, '"second"'), epoch: 2 },
+      { row: completedStepRow(held, 1, '"one"'), epoch: 2 },
+      { row: completedStepRow(`lost ${backend}`, 0, '"fenced"'), epoch: 1 },
+      { row: completedStepRow(held, 2, '"twice"'), epoch: 2 },
+      { row: completedStepRow(held, 2, '"twice"'), epoch: 2 },
+    ]);
+    expect(landings.slice(0, 2)).toEqual([
+      { status: 'fulfilled', value: 'duplicate' },
+      { status: 'fulfilled', value: 'inserted' },
+    ]);
+    expect(landings[2]).toEqual({ status: 'rejected', reason: expect.any(LeaseLostError) });
+    // The seq sent twice went in once: one of its rows is stored, the other a duplicate.
+    expect(landings.slice(3).map((l) => (l.status === 'fulfilled' ? l.value : l.reason))).toEqual(
+      expect.arrayContaining(['inserted', 'duplicate']),
+    );
+    await expect(store.loadStep(held, 0)).resolves.toEqual(
+      expect.objectContaining({ output: '"first"' }),
+    );
+    await expect(store.loadStep(held, 1)).resolves.toEqual(
+      expect.objectContaining({ output: '"one"' }),
+    );
+    await expect(store.loadStep(`lost ${backend}`, 0)).resolves.toBeUndefined();
   });
 
   if (backend === 'postgres') {
