@@ -110,6 +110,8 @@ const line = (l: Partial<Line> & { figure: string }): void => {
 };
 /** Target verdicts, printed under the table. */
 const verdicts: string[] = [];
+/** Sections whose measurement threw (their row says FAILED). */
+const failedSections: string[] = [];
 const verdict = (met: boolean | undefined, text: string): void => {
   verdicts.push(`- ${met === undefined ? 'not measured' : met ? 'MET' : 'MISSED'}: ${text}`);
 };
@@ -612,6 +614,7 @@ async function main(): Promise<void> {
       } catch (error) {
         console.error(error);
         line({ figure: `${section}: FAILED`, result: (error as Error).message });
+        failedSections.push(section);
       }
       const took = `${((performance.now() - t) / 1000).toFixed(0)} s`;
       console.error(`${section}: ${took}`);
@@ -679,7 +682,8 @@ async function main(): Promise<void> {
 }
 
 void main().then(
-  () => process.exit(0),
+  // The report is printed whole either way; a section that failed makes the command fail.
+  () => process.exit(failedSections.length > 0 ? 1 : 0),
   (error: unknown) => {
     console.error(error);
     process.exit(1);
