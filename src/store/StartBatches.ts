@@ -80,13 +80,19 @@ export class StartBatches {
 
   async write(starts: readonly NewRun[]): Promise<StartLanding[]> {
     const landed = await this.writeTogether(starts);
+    // A run inserted alone waits for an earlier start of the same run in the batch: on two
+    // connections at once, the second could otherwise be the one created.
+    const before = new Map<string, Promise<boolean>>();
     return Promise.allSettled(
-      starts.map((start) =>
+      starts.map((start) => {
         // The first of a run started twice in the batch is the one created (`delete`).
-        landed.delete(start.row.id)
-          ? Promise.resolve(true)
-          : this.runs.insertRun(start.row, start.leaseMs),
-      ),
+        if (landed.delete(start.row.id)) return Promise.resolve(true);
+        const insert = (): Promise<boolean> => this.runs.insertRun(start.row, start.leaseMs);
+        const earlier = before.get(start.row.id);
+        const inserted = earlier ? earlier.then(insert, insert) : insert();
+        before.set(start.row.id, inserted);
+        return inserted;
+      }),
     );
   }
 
