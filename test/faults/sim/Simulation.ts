@@ -144,6 +144,10 @@ export class Simulation {
   }
 
   private startWorker(worker: number): void {
+    // One process per slot, as a supervisor keeps it. A SIGKILL's restart is timed, and the
+    // faults' end or the settle loop may have restarted the slot first: a second process
+    // there would be left out of `stop()` and outlive the test.
+    if (this.workers[worker]?.running) return;
     const life = (this.lives[worker] ?? -1) + 1;
     this.lives[worker] = life;
     const { plan } = this;
