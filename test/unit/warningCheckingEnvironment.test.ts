@@ -30,6 +30,17 @@ describe("the suite's jest environment", () => {
     expect(output).toContain('[waymark] a warning nobody asked for');
   }, 60_000);
 
+  it('fails a green test file that leaves a child process running', () => {
+    const { code, output } = jestOn('leaves-a-child.fixture.ts');
+    expect(code).toBe(1);
+    expect(output).toContain('this test file left 1 child process(es) running 5000 ms after');
+  }, 60_000);
+
+  it('passes a file that kills its child process as it ends', () => {
+    const { code, output } = jestOn('reaps-its-child.fixture.ts');
+    expect({ code, output }).toEqual({ code: 0, output: expect.stringContaining('PASS') });
+  }, 60_000);
+
   it('passes a file whose docblock says @waymark-warnings expected', () => {
     const { code, output } = jestOn('expects-a-warning.fixture.ts');
     expect({ code, output }).toEqual({ code: 0, output: expect.stringContaining('PASS') });
