@@ -36,19 +36,23 @@ describe.each(ALL_BACKENDS)('checkpoints written together on %s', (backend) => {
     await db?.close();
   });
 
-  it('stores each row’s own values, quotes, backslashes, braces and all', async () => {
-    const runIds = ['run "quoted"', 'run\\slash', 'run,{comma}'];
-    for (const id of runIds) {
-      const row = newRunRowOf({
+  /** Stores run `id` as held under `epoch`. */
+  const insertRun = (id: string, epoch: number): Promise<boolean> =>
+    store.insertRun(
+      newRunRowOf({
         id,
         workflow: 'batch',
         version: null,
         args: '[]',
-        epoch: 1,
+        epoch,
         createdAt: Date.now(),
-      });
-      await store.insertRun(row, null);
-    }
+      }),
+      null,
+    );
+
+  it('stores each row’s own values, quotes, backslashes, braces and all', async () => {
+    const runIds = ['run "quoted"', 'run\\slash', 'run,{comma}'];
+    for (const id of runIds) await insertRun(id, 1);
     const steps = AWKWARD.map((output, i): { row: StepRow; epoch: number } => ({
       row: {
         runId: runIds[i % runIds.length],
@@ -80,17 +84,7 @@ describe.each(ALL_BACKENDS)('checkpoints written together on %s', (backend) => {
   });
 
   it('answers each row for itself when the batch holds a stored seq, a lost fence and a seq sent twice', async () => {
-    for (const id of ['held', 'lost']) {
-      const row = newRunRowOf({
-        id: `${id} ${backend}`,
-        workflow: 'batch',
-        version: null,
-        args: '[]',
-        epoch: 2,
-        createdAt: Date.now(),
-      });
-      await store.insertRun(row, null);
-    }
+    for (const id of ['held', 'lost']) await insertRun(`${id} ${backend}`, 2);
     const held = `held ${backend}`;
     const stored = completedStepRow(held, 0, '"first"');
     await store.insertStep(stored, 2);
