@@ -113,6 +113,26 @@ describe.each(ALL_BACKENDS)('checkpoints written together on %s', (backend) => {
     await expect(store.loadStep(`lost ${backend}`, 0)).resolves.toBeUndefined();
   });
 
+  it('stores the rows whose fence holds when others in the batch are fenced out', async () => {
+    await insertRun(`kept ${backend}`, 3);
+    await insertRun(`taken ${backend}`, 4);
+    const kept = `kept ${backend}`;
+    const landings = await batches.write([
+      { row: completedStepRow(kept, 0, '"a"'), epoch: 3 },
+      { row: completedStepRow(`taken ${backend}`, 0, '"stale"'), epoch: 3 },
+      { row: completedStepRow(kept, 1, '"b"'), epoch: 3 },
+      { row: completedStepRow(`missing ${backend}`, 0, '"none"'), epoch: 1 },
+    ]);
+    expect(landings[0]).toEqual({ status: 'fulfilled', value: 'inserted' });
+    expect(landings[1]).toEqual({ status: 'rejected', reason: expect.any(LeaseLostError) });
+    expect(landings[2]).toEqual({ status: 'fulfilled', value: 'inserted' });
+    expect(landings[3]).toEqual({ status: 'rejected', reason: expect.any(LeaseLostError) });
+    await expect(store.loadStep(kept, 1)).resolves.toEqual(
+      expect.objectContaining({ output: '"b"' }),
+    );
+    await expect(store.loadStep(`taken ${backend}`, 0)).resolves.toBeUndefined();
+  });
+
   if (backend === 'postgres') {
     it('sends array literals that PostgreSQL reads back as the same values', async () => {
       const values = [...AWKWARD, null];
