@@ -62,9 +62,10 @@ const INSERTED: StepLanding = Object.freeze({ status: 'fulfilled', value: 'inser
 /**
  * Writes many step rows in one commit — one statement on PostgreSQL and MySQL/MariaDB, one
  * transaction on SQLite — and says how each landed. A row the batch could not settle on its
- * own (a stored duplicate, which refuses the whole statement on the servers, or a lost fence,
- * which does on MySQL) is written again alone, whose answer is exact: one run's lost lease
- * never fails its neighbours.
+ * own (a stored duplicate, which refuses the whole statement on the servers; a lost fence,
+ * which does on MySQL; on PostgreSQL, a row of a batch that fell short whose run has moved on)
+ * is written again alone, whose answer is exact: one run's lost lease never fails its
+ * neighbours.
  */
 export class StepBatches {
   constructor(
@@ -100,14 +101,7 @@ export class StepBatches {
           if (isDuplicateKey(error)) return new Set();
           throw error;
         }
-        if (affected === steps.length) return ALL;
-        const { records } = await this.db.exec(
-          `read the epochs of the runs of ${steps.length} steps`,
-          POSTGRES_RUN_EPOCHS,
-          [postgresArray(steps.map((s) => s.row.runId))],
-        );
-        const epochs = new Map(records.map((r) => [String(r.id), Number(r.epoch)]));
-        return new Set(steps.filter((s) => epochs.get(s.row.runId) === s.epoch));
+        return affected === steps.length ? ALL : this.stillHeld(steps);
       }
       case 'mysql':
         try {
@@ -131,6 +125,17 @@ export class StepBatches {
         return new Set(steps.filter((_, i) => landedAlone(results[i])));
       }
     }
+  }
+
+  /** PostgreSQL, after a batch fell short: its rows whose run is still at their epoch. */
+  private async stillHeld(steps: readonly FencedStep[]): Promise<Set<FencedStep>> {
+    const { records } = await this.db.exec(
+      `read the epochs of the runs of ${steps.length} steps`,
+      POSTGRES_RUN_EPOCHS,
+      [postgresArray(steps.map((s) => s.row.runId))],
+    );
+    const epochs = new Map(records.map((r) => [String(r.id), Number(r.epoch)]));
+    return new Set(steps.filter((s) => epochs.get(s.row.runId) === s.epoch));
   }
 }
 
