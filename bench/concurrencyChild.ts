@@ -5,11 +5,20 @@
  * times, and reports the median.
  * Prints one line, `RESULT <json>`: steps per second by C.
  *
+ * With `--serve` instead of the Cs, it stays open after the warm-up and answers each line
+ * `run <C> <passes>` on stdin with one `BLOCK <rate>` line, the median of that many timed
+ * passes at C (warmed up at C first, the first time C is asked for), until stdin ends: the
+ * paired ratios at C = 64 alternate such processes block by block (pairedRatio.ts).
+ *
  * Usage (from concurrency.ts): node -r @swc-node/register bench/concurrencyChild.ts <dir> <key> <C>...
+ *                              node -r @swc-node/register bench/concurrencyChild.ts <dir> <key> --serve
  */
 import 'reflect-metadata';
 import { performance } from 'node:perf_hooks';
+import { createInterface } from 'node:readline';
 import { concurrencySystems } from './concurrencySystems';
+import { CONCURRENCY } from './concurrency';
+import type { System } from './lib/workload';
 import { median } from './lib/stats';
 import { systemKey } from './perStepSystems';
 
@@ -25,6 +34,39 @@ export const WARM_UP_STEPS_AT_C = 2000;
 /** Timed passes at each C; the child reports their median. */
 export const TIMED_PASSES = 7;
 
+/** C runs of STEPS steps at once, to the last. */
+const pass = (system: System, c: number): Promise<unknown> =>
+  Promise.all(Array.from({ length: c }, () => system.run(STEPS)));
+
+/** Untimed steps at C, just before C is timed (see {@link WARM_UP_STEPS_AT_C}). */
+async function warmUpAt(system: System, c: number): Promise<void> {
+  for (let steps = 0; steps < WARM_UP_STEPS_AT_C; steps += c * STEPS) await pass(system, c);
+}
+
+/** The median steps per second of `passes` timed passes at C. */
+async function timed(system: System, c: number, passes: number): Promise<number> {
+  const rates: number[] = [];
+  for (let i = 0; i < passes; i++) {
+    const start = performance.now();
+    await pass(system, c);
+    rates.push((c * STEPS) / ((performance.now() - start) / 1000));
+  }
+  return median(rates);
+}
+
+/** Answers `run <C> <passes>` lines until stdin ends (see the top of this file). */
+async function serve(system: System): Promise<void> {
+  const warm = new Set<number>();
+  process.stdout.write('READY\n');
+  for await (const line of createInterface({ input: process.stdin })) {
+    const [, c, passes] = (/^run (\d+) (\d+)$/.exec(line) ?? []).map(Number);
+    if (!c || !passes) throw new Error(`expected "run <C> <passes>", got "${line}"`);
+    if (!warm.has(c)) await warmUpAt(system, c);
+    warm.add(c);
+    process.stdout.write(`BLOCK ${await timed(system, c, passes)}\n`);
+  }
+}
+
 async function main(): Promise<void> {
   const [dir, key, ...cs] = process.argv.slice(2);
   process.noDeprecation = true;
@@ -35,25 +77,18 @@ async function main(): Promise<void> {
     // Warm-up: untimed passes of the same workload, so the JIT, the statement caches and
     // the pools have seen every C before the timed pass (a service runs for hours; the
     // first seconds of a process are not what it sustains).
-    for (let pass = 0; pass < WARM_UP_PASSES; pass++) {
-      for (const c of cs.map(Number)) {
-        await Promise.all(Array.from({ length: c }, () => system.run(STEPS)));
-      }
+    const serving = cs[0] === '--serve';
+    const warmCs = serving ? CONCURRENCY : cs.map(Number);
+    for (let round = 0; round < WARM_UP_PASSES; round++) {
+      for (const c of warmCs) await pass(system, c);
     }
+    if (serving) return await serve(system);
     // Timed: the median of several passes at each C. One pass of 64 × 50 steps lasts under a
     // tenth of a second, so one GC pause or one stall of the shared machine moves it by half.
     const rates: Record<string, number> = {};
     for (const c of cs.map(Number)) {
-      for (let steps = 0; steps < WARM_UP_STEPS_AT_C; steps += c * STEPS) {
-        await Promise.all(Array.from({ length: c }, () => system.run(STEPS)));
-      }
-      const passes: number[] = [];
-      for (let pass = 0; pass < TIMED_PASSES; pass++) {
-        const start = performance.now();
-        await Promise.all(Array.from({ length: c }, () => system.run(STEPS)));
-        passes.push((c * STEPS) / ((performance.now() - start) / 1000));
-      }
-      rates[c] = median(passes);
+      await warmUpAt(system, c);
+      rates[c] = await timed(system, c, TIMED_PASSES);
     }
     process.stdout.write(`RESULT ${JSON.stringify(rates)}\n`);
   } finally {

@@ -32,4 +32,5 @@ export function perStepSystems(dir: string): System[] {
 }
 
 /** The key of a system: its label and database, unique in the list. */
-export const systemKey = (system: System): string => `${system.label} | ${system.db}`;
+export const systemKey = (system: Pick<System, 'label' | 'db'>): string =>
+  `${system.label} | ${system.db}`;
