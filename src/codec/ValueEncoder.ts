@@ -28,14 +28,33 @@ const ERROR_FIELDS = new Set(['message', 'stack', 'cause']);
  */
 export class ValueEncoder {
   private readonly segments: PathSegment[] = [];
-  /** The objects on the path being encoded, each with the depth it was entered at. */
-  private readonly ancestors = new Map<object, number>();
+  /**
+   * The objects on the path being encoded, each with the depth it was entered at: kept only
+   * by the second pass of a value the first could not encode, to tell a circular reference
+   * (and where it points) from a value that is merely too deep. Without it a cycle runs the
+   * first pass down to the depth limit, or out of stack. Every checkpoint's value goes
+   * through here, and a Map entry set and deleted for each of its objects was about 4% of
+   * what a step allocated.
+   */
+  private ancestors: Map<object, number> | undefined;
 
   /** @param root - the name the value's path starts with in error messages, e.g. `result` */
   constructor(private readonly root: string) {}
 
   /** The JSON-ready tree of `value`; throws `SerializationError` naming the path. */
   encode(value: unknown): unknown {
+    try {
+      return this.encodeValue(value);
+    } catch (error) {
+      if (this.ancestors) throw error;
+      // The second pass throws the same error, or names the cycle that caused it.
+      const exact = new ValueEncoder(this.root);
+      exact.ancestors = new Map();
+      return exact.encodeValue(value);
+    }
+  }
+
+  private encodeValue(value: unknown): unknown {
     switch (typeof value) {
       case 'string':
       case 'boolean':
@@ -71,14 +90,16 @@ export class ValueEncoder {
   }
 
   private encodeObject(value: object): unknown {
-    const enteredAt = this.ancestors.get(value);
+    const { ancestors } = this;
+    if (ancestors === undefined) return this.encodeByKind(value);
+    const enteredAt = ancestors.get(value);
     if (enteredAt !== undefined) {
       const target = formatPath(this.root, this.segments.slice(0, enteredAt));
       throw this.fail(`circular reference back to ${target}`);
     }
-    this.ancestors.set(value, this.segments.length);
+    ancestors.set(value, this.segments.length);
     const encoded = this.encodeByKind(value);
-    this.ancestors.delete(value);
+    ancestors.delete(value);
     return encoded;
   }
 
@@ -123,7 +144,7 @@ export class ValueEncoder {
     for (let i = 0; i < array.length; i++) {
       const present = i in array;
       this.segments.push(i);
-      const item = present ? this.encode(array[i]) : HOLE_NODE;
+      const item = present ? this.encodeValue(array[i]) : HOLE_NODE;
       this.segments.pop();
       if (copy === undefined) {
         if (present && item === array[i]) continue;
@@ -142,7 +163,7 @@ export class ValueEncoder {
       // Pushed before the read, so a throwing getter is reported at its own key.
       this.segments.push(key);
       const value: unknown = (object as Record<string, unknown>)[key];
-      const encoded = this.encode(value);
+      const encoded = this.encodeValue(value);
       this.segments.pop();
       if (copy === undefined) {
         if (encoded === value) continue;
@@ -229,7 +250,7 @@ export class ValueEncoder {
 
   private encodeAt(segment: PathSegment, value: unknown): unknown {
     this.segments.push(segment);
-    const encoded = this.encode(value);
+    const encoded = this.encodeValue(value);
     this.segments.pop();
     return encoded;
   }
