@@ -12,7 +12,12 @@
 #   transforms a file the other found cached;
 # - on SQLite, a file for each child, so neither waits on the other's lock.
 #
-#   bench/instructions.sh [database-url]     default: SQLite files in a temporary folder
+# With a number of runs (C) after the URL, the steps are split over C runs started at once,
+# whose checkpoints share group commits: the process's instructions per step at C. The
+# batches then form as valgrind's slowed process meets the database, so such counts agree
+# from run to run less closely than the sequential one does.
+#
+#   bench/instructions.sh [database-url [runs]]     default: SQLite files in a temporary folder, 1 run
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v valgrind >/dev/null || { echo "needs valgrind (apt-get install -y valgrind)" >&2; exit 1; }
@@ -21,10 +26,11 @@ trap 'rm -rf "$tmp"' EXIT
 export SWC_NODE_CACHE_DIR=$tmp/transforms
 predictable=(--single-threaded --predictable-gc-schedule --hash-seed=1 --random-seed=1)
 database() { echo "${1:-sqlite:$tmp/$2.db}"; }
-node "${predictable[@]}" -r @swc-node/register bench/instructionsChild.ts "$(database "${1:-}" warm)" 0
+runs=${2:-1}
+node "${predictable[@]}" -r @swc-node/register bench/instructionsChild.ts "$(database "${1:-}" warm)" 0 "$runs"
 count() {
   valgrind --tool=callgrind --smc-check=all-non-file --callgrind-out-file=/dev/null \
-    node "${predictable[@]}" -r @swc-node/register bench/instructionsChild.ts "$2" "$1" 2>&1 |
+    node "${predictable[@]}" -r @swc-node/register bench/instructionsChild.ts "$2" "$1" "$runs" 2>&1 |
     sed -n 's/.*Collected : //p'
 }
 count 3000 "$(database "${1:-}" a)" >"$tmp/a" &
@@ -32,4 +38,6 @@ count 9000 "$(database "${1:-}" b)" >"$tmp/b"
 wait
 a=$(cat "$tmp/a") b=$(cat "$tmp/b")
 [ -n "$a" ] && [ -n "$b" ] || { echo "a child failed" >&2; exit 1; }
-echo "${1:-SQLite file}: $(((b - a) / 6000)) instructions per step"
+# The steps each child ran in all: its count split over the runs, each rounded as the child does.
+steps() { echo $((runs * ((2 * $1 + runs) / (2 * runs)))); }
+echo "${1:-SQLite file}${2:+, $2 runs at once}: $(((b - a) / ($(steps 9000) - $(steps 3000)))) instructions per step"
