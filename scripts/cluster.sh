@@ -88,6 +88,7 @@ mariadb_conf() { # name dir port [galera-node]
   cat <<EOF
 [mariadbd]
 datadir=$dir/data
+tmpdir=$dir/tmp
 socket=$dir/mysqld.sock
 pid-file=$dir/mysqld.pid
 log-error=$dir/error.log
@@ -127,7 +128,7 @@ EOF
 
 mariadb_install() { # dir
   local dir=$1
-  mkdir -p "$dir/data"
+  mkdir -p "$dir/data" "$dir/tmp"
   chown -R mysql:mysql "$dir"
   mariadb-install-db --defaults-file="$dir/my.cnf" --user=mysql --skip-test-db \
     --auth-root-authentication-method=socket >"$dir/install.log" 2>&1 ||
@@ -137,6 +138,10 @@ mariadb_install() { # dir
 mariadb_start() { # dir [extra mariadbd args]
   local dir=$1
   shift
+  # A tmpdir of its own: at start-up MariaDB deletes every #sql* file in its tmpdir, and in
+  # the shared /tmp those are the temporary tables of other servers' queries in flight.
+  mkdir -p "$dir/tmp"
+  chown mysql:mysql "$dir/tmp"
   # mariadbd_safe would restart a killed node; the tests want it to stay dead.
   setsid /usr/sbin/mariadbd --defaults-file="$dir/my.cnf" "$@" </dev/null >>"$dir/stdout.log" 2>&1 &
 }

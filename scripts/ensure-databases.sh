@@ -153,16 +153,18 @@ throwaway_mariadb() {
   is_root && as=(--user=mysql)
   say "starting a throwaway MariaDB on 127.0.0.1:$MARIADB_PORT (data in $dir)"
   make_run_dir
-  act mkdir -p "$dir/data" "$dir/run"
+  act mkdir -p "$dir/data" "$dir/run" "$dir/tmp"
   is_root && act chown -R mysql:mysql "$dir"
   if [ ! -d "$dir/data/mysql" ]; then
     act mariadb-install-db --no-defaults --datadir="$dir/data" "${as[@]}" \
       --auth-root-authentication-method=normal --skip-test-db >/dev/null
   fi
   if [ "$DRY_RUN" = 1 ]; then
-    echo "would run: mariadbd --no-defaults --datadir=$dir/data ${as[*]} --port=$MARIADB_PORT …" >&2
+    echo "would run: mariadbd --no-defaults --datadir=$dir/data --tmpdir=$dir/tmp ${as[*]} --port=$MARIADB_PORT …" >&2
   else
-    setsid /usr/sbin/mariadbd --no-defaults --datadir="$dir/data" "${as[@]}" \
+    # A tmpdir of its own: at start-up MariaDB deletes every #sql* file in its tmpdir, and in
+    # the shared /tmp those are the temporary tables of the other server's queries in flight.
+    setsid /usr/sbin/mariadbd --no-defaults --datadir="$dir/data" --tmpdir="$dir/tmp" "${as[@]}" \
       --port="$MARIADB_PORT" --bind-address=127.0.0.1 --socket="$dir/run/mariadb.sock" \
       --pid-file="$dir/run/mariadb.pid" --log-error="$dir/run/mariadb.log" \
       </dev/null >/dev/null 2>&1 &

@@ -85,6 +85,14 @@ describe('scripts/ensure-databases.sh (npm test runs it first)', () => {
         });
         await dataSource.initialize();
         await expect(dataSource.query('SELECT 1 AS one')).resolves.toEqual([{ one: 1 }]);
+        if (type === 'mysql') {
+          // At start-up MariaDB deletes every #sql* file in its tmpdir: in the shared /tmp,
+          // those of the other server's queries in flight, which then fail.
+          const [{ tmpdir: serverTmp }] = await dataSource.query<Array<{ tmpdir: string }>>(
+            'SELECT @@tmpdir AS tmpdir',
+          );
+          expect(serverTmp.startsWith(`${dir}/`)).toBe(true);
+        }
         await dataSource.destroy();
       }
       // Once up, a second run finds them answering and does nothing.
